@@ -184,3 +184,36 @@ def test_report_write_failure_removes_what_it_created(db, tmp_path, monkeypatch)
     with pytest.raises(RasplabError, match="No space left"):
         build_report(db, out)
     assert not (tmp_path / "new").exists()
+
+
+def test_named_splits_come_after_the_bins_in_config_order(tmp_path):
+    """Runs with named splits (``eval.splits``) next to runs without: bins first, then splits."""
+    path = tmp_path / "splits.sqlite"
+    runs = [
+        (0, {"1-50": 1.0, "51-100": 0.5}),  # no splits (an older run)
+        (1, {"51-100": 0.25, "1-50": 1.0, "longer_lists": 0.5, "id_short": 0.75}),
+        (2, {"1-50": 0.5, "51-100": 0.0, "longer_lists": 0.0, "id_short": 0.25}),
+    ]
+    with ResultsStore(path) as store:
+        for seed, bins in runs:
+            config = FakeConfig("ptg", "nope", seed)
+            run_id = store.register(config)
+            curves = [{"step": 5, "loss": 0.3, "bins": bins}]
+            store.finish(
+                RunResult(run_id, run_id, "ptg", "nope", seed, "done", bins,
+                          {b: 4 for b in bins}, None, bins["1-50"] == 1.0, 5, False, 0.1,
+                          curves, config.to_dict(), None, "test")
+            )  # fmt: skip
+    report = build_report(path, tmp_path / "out")
+    assert len(report.files) == 6  # the plots draw split names too
+    order = ["1-50", "51-100", "longer_lists", "id_short"]
+    assert report.groups[0].bins == tuple(order)
+    rows = _csv(tmp_path / "out" / "runs.csv")
+    assert [c for c in rows[0] if c.startswith("acc_")] == [f"acc_{b}" for b in order]
+    assert rows[0]["acc_id_short"] == "" and rows[1]["acc_id_short"] == "0.7500"
+    summary = _csv(tmp_path / "out" / "summary.csv")
+    assert [r["bin"] for r in summary] == order
+    assert float(summary[3]["mean_all"]) == pytest.approx(0.5)  # id_short over seeds 1, 2
+    assert summary[3]["seeds"] == "3" and float(summary[3]["mean_fitted"]) == 0.75
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "| 1-50 (n=4) | 51-100 (n=4) | longer_lists (n=4) | id_short (n=4) |" in md

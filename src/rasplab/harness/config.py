@@ -93,12 +93,22 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """Evaluation: test-set size per bin, batch size, decoding, regression tolerance, bins.
+    """Evaluation: test-set size per bin, batch size, decoding, tolerance, bins, named splits.
 
     ``size`` examples per test bin (fewer when the bin has fewer distinct examples), drawn
     with ``seed`` (default: the run seed). For regression tasks the metric is the MSE per
     bin, and an example counts as correct when every scored output is within ``tolerance``
-    (absolute) of its target. ``bins`` replaces the task's test bins.
+    (absolute) of its target. ``bins`` replaces the task's test bins. ``splits`` adds named
+    test sets of the task (``task.dataset(name, n=size, seed=seed)``), scored after the bins
+    under their own names; the task checks the names when the run is set up, and ``train``
+    and ``test`` are not allowed (they are the training bin and the test bins).
+
+    >>> EvalConfig(splits="id_short").splits
+    ('id_short',)
+    >>> EvalConfig(splits=["id_mid", "id_mid"])
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: eval.splits lists 'id_mid' twice; give each split once
     """
 
     size: int = 2000
@@ -107,6 +117,7 @@ class EvalConfig:
     tolerance: float = 0.05
     bins: tuple[str, ...] | None = None
     seed: int | None = None
+    splits: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "eval")
@@ -123,6 +134,15 @@ class EvalConfig:
             object.__setattr__(self, "bins", tuple(str(Bin.parse(b)) for b in self.bins))
         if self.seed is not None:
             _check_positive("eval", "seed", self.seed, allow_zero=True)
+        if self.splits is not None:
+            if not self.splits:
+                raise RasplabError(
+                    "eval.splits must list at least one named split (e.g. [id_short, id_mid]) "
+                    "or be left out"
+                )
+            for i, name in enumerate(self.splits):
+                if name in self.splits[:i]:
+                    raise RasplabError(f"eval.splits lists {name!r} twice; give each split once")
 
 
 def _model_config_class():
@@ -164,13 +184,26 @@ class ExperimentConfig:
 
     def hash(self) -> str:
         """A 16-hex-digit hash of the resolved config (the run id)."""
-        return config_hash(self.to_dict())
+        return config_hash(_hashed(self.to_dict()))
 
     def setting_hash(self) -> str:
         """The hash of the config without its seed: runs that differ only by seed share it."""
-        data = self.to_dict()
+        data = _hashed(self.to_dict())
         data.pop("seed")
         return config_hash(data)
+
+
+#: keys added after results were stored, left out of the hash while unset, so that the run
+#: ids of configs that do not use them stay what they were
+_LATER_KEYS = (("eval", "splits"),)
+
+
+def _hashed(data: dict) -> dict:
+    """The resolved config as hashed: later-added keys left out while they are None."""
+    for section, key in _LATER_KEYS:
+        if data.get(section, {}).get(key, 0) is None:
+            data[section] = {k: v for k, v in data[section].items() if k != key}
+    return data
 
 
 def variant_label(model) -> str:

@@ -137,8 +137,17 @@ _TEST_CACHE: OrderedDict = OrderedDict()
 _TEST_CACHE_SIZE = 64
 
 
-def encoded_test_set(encoder: Encoder, options: dict, bin: Bin, n: int, seed: int, batch_size: int):
-    """The fixed test set of ``bin`` as encoded batches (sorted by length), cached per process.
+def encoded_test_set(
+    encoder: Encoder,
+    options: dict,
+    bin: Bin | None,
+    n: int,
+    seed: int,
+    batch_size: int,
+    split: str = "test",
+):
+    """The fixed test set of ``bin`` (or named ``split``, ``bin`` None: the split's own) as
+    encoded batches (sorted by length), cached per process.
 
     Returns ``(batches, count)``; ``count`` may be below ``n`` when the bin has fewer strings.
     """
@@ -146,6 +155,7 @@ def encoded_test_set(encoder: Encoder, options: dict, bin: Bin, n: int, seed: in
     key = (
         task.name,
         json.dumps(options, sort_keys=True, default=str),
+        split,
         str(bin),
         n,
         seed,
@@ -156,7 +166,7 @@ def encoded_test_set(encoder: Encoder, options: dict, bin: Bin, n: int, seed: in
     if key in _TEST_CACHE:
         _TEST_CACHE.move_to_end(key)
         return _TEST_CACHE[key]
-    examples = sorted(task.dataset("test", bin, n, seed), key=lambda ex: len(ex.tokens))
+    examples = sorted(task.dataset(split, bin, n, seed), key=lambda ex: len(ex.tokens))
     batches = [
         encoder.encode(examples[i : i + batch_size]) for i in range(0, len(examples), batch_size)
     ]

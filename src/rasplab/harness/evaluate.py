@@ -1,7 +1,8 @@
-"""Evaluate a model on fixed test sets, one per length bin: whole-sequence accuracy (and MSE).
+"""Evaluate a model on fixed test sets (length bins, named splits): whole-sequence accuracy.
 
 An example is correct only if every scored position is right (argmax class; for regression,
-within ``tolerance`` of the target). Padding and unscored (filler) positions never count.
+within ``tolerance`` of the target, and the MSE is reported too). Padding and unscored
+(filler) positions never count.
 
 For answer tasks ``decoding="greedy"`` feeds the model its own predictions. For a causal
 model the whole-sequence result is exactly the teacher-forced one: until the first wrong
@@ -87,13 +88,19 @@ def evaluate(
     tolerance: float = 0.05,
     causal: bool = True,
 ) -> dict[str, BinMetrics]:
-    """Metrics per bin name for ``test_sets`` (bin name → (list of Batch, count))."""
+    """Metrics per name for ``test_sets`` (bin or split name → (list of Batch, count)); a set
+    given under two names (the same object) is scored once."""
     was_training = model.training
     model.eval()
     results = {}
     regression = encoder.kind == "regression"
     device = next(model.parameters(), torch.empty(0)).device
-    for name, (batches, count) in test_sets.items():
+    scored: dict[int, BinMetrics] = {}
+    for name, test_set in test_sets.items():
+        if id(test_set) in scored:
+            results[name] = scored[id(test_set)]
+            continue
+        batches, count = test_set
         right, sq, n_pos = 0, 0.0, 0
         for batch in batches:
             batch = batch.to(device)
@@ -108,6 +115,6 @@ def evaluate(
             right += int(ok.sum())
         accuracy = right / count if count else 0.0
         mse = (sq / n_pos if n_pos else 0.0) if regression else None
-        results[name] = BinMetrics(accuracy=accuracy, count=count, mse=mse)
+        results[name] = scored[id(test_set)] = BinMetrics(accuracy=accuracy, count=count, mse=mse)
     model.train(was_training)
     return results

@@ -1,26 +1,27 @@
-"""Set up a run from its config: task, bins, encoder, position table and the (seeded) model.
+"""Set up a run from its config: task, bins, splits, encoder, position table and the model.
 
 :func:`prepare_run` is what :func:`~rasplab.harness.train.train` starts with;
 :func:`load_run` rebuilds the same objects from a finished run folder (its ``config.yaml``
 and ``model.safetensors``), for evaluating a trained model elsewhere.
 
-The position table: ``P`` positions fit the longest sequence of every bin (seed 003: "as
-many positional encodings as needed to encode the longest inputs"). APE training draws the
-offset ``o`` of each example uniformly in ``[0, P - len]``; a batch is right-padded, so a
-short example at a large offset reads rows past ``P`` at its padding positions. Those rows
-exist (the table has ``P`` plus the longest training sequence rows) but are only ever read
-at masked padding positions, so they are never trained or scored.
+The position table: ``P`` positions fit the longest sequence of every bin and named split
+(seed 003: "as many positional encodings as needed to encode the longest inputs"; a split
+counts with the bin ``task.dataset`` draws it from, ``task.default_bin``). APE training
+draws the offset ``o`` of each example uniformly in ``[0, P - len]``; a batch is
+right-padded, so a short example at a large offset reads rows past ``P`` at its padding
+positions. Those rows exist (the table has ``P`` plus the longest training sequence rows)
+but are only ever read at masked padding positions, so they are never trained or scored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
 from rasplab.bins import Bin
-from rasplab.errors import RasplabError
+from rasplab.errors import RasplabError, unknown_name
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.encoding import Encoder
 
@@ -37,9 +38,10 @@ class RunSetup:
     train_bin: Bin
     test_bins: list
     id_bins: list
-    positions: int  # P: positions of the longest sequence of any bin
+    positions: int  # P: positions of the longest sequence of any bin or split
     offsets: bool  # APE-style random training offsets
     model: torch.nn.Module
+    test_splits: list = field(default_factory=list)  # named test splits (eval.splits)
 
 
 def build_task(config: ExperimentConfig):
@@ -63,6 +65,52 @@ def run_bins(config: ExperimentConfig, task) -> tuple[Bin, list[Bin]]:
     return train_bin, test_bins
 
 
+#: split names every task accepts that are not test sets of their own: the training
+#: distribution and the harness's binned test sets (``eval.bins``)
+HARNESS_SPLITS = ("train", "test")
+
+
+def run_splits(config: ExperimentConfig, task, test_bins: list[Bin]) -> list[str]:
+    """The named test splits of a run (``eval.splits``), checked against the task's splits.
+
+    >>> from rasplab.harness.config import EvalConfig
+    >>> from rasplab.tasks import get_task
+    >>> ptg = get_task("ptg", scale="cpu")
+    >>> run_splits(ExperimentConfig(task="ptg", eval=EvalConfig(splits=["id_short"])), ptg, [])
+    ['id_short']
+    >>> bad = ExperimentConfig(task="ptg", eval=EvalConfig(splits=["test"]))
+    >>> run_splits(bad, ptg, [])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: eval.splits cannot name 'test' (... set eval.bins); task ...
+    """
+    names = list(config.eval.splits or ())
+    allowed = [s for s in task.splits if s not in HARNESS_SPLITS]
+    has = (
+        f"task {config.task!r} has: {', '.join(sorted(allowed))}"
+        if allowed
+        else f"task {config.task!r} has no named test splits; leave eval.splits out"
+    )
+    bins = {str(b) for b in test_bins}
+    for name in names:
+        if name in HARNESS_SPLITS:
+            what = {
+                "train": "training distribution: set train.bin",
+                "test": "harness's own test bins: set eval.bins",
+            }[name]
+            raise RasplabError(f"eval.splits cannot name {name!r} (the {what}); {has}")
+        if not allowed:
+            raise RasplabError(f"eval.splits names {name!r}, but {has}")
+        if name not in allowed:
+            raise unknown_name(f"eval.splits name for task {config.task!r}", name, allowed)
+        if name in bins:
+            raise RasplabError(
+                f"eval.splits name {name!r} is also the name of a test bin; "
+                "give the bins and the splits different names"
+            )
+    return names
+
+
 def in_distribution(train_bin: Bin, test_bins: list[Bin]) -> list[str]:
     """Names of the test bins inside the training bin (else overlapping it, else the first).
 
@@ -74,8 +122,9 @@ def in_distribution(train_bin: Bin, test_bins: list[Bin]) -> list[str]:
     return [str(b) for b in (inside or overlap or test_bins[:1])]
 
 
-def max_positions(task, bins: list[Bin]) -> int:
-    """Position-table size P: enough for the longest sequence of any bin."""
+def max_positions(task, bins: list[Bin], splits=()) -> int:
+    """Position-table size P: enough for the longest sequence of any bin or named split."""
+    bins = [*bins, *(task.default_bin(s) for s in splits)]
     return max(task.max_tokens(max(task.lengths(b))) for b in bins)
 
 
@@ -105,9 +154,10 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
 
     task = build_task(config)
     train_bin, test_bins = run_bins(config, task)
+    splits = run_splits(config, task, test_bins)
     encoder = Encoder(task)
     check_encodable(config, encoder)
-    P = max_positions(task, [train_bin, *test_bins])
+    P = max_positions(task, [train_bin, *test_bins], splits)
     offsets = config.train.random_offset
     if offsets is None:
         offsets = config.model.pe == "ape"
@@ -116,7 +166,7 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
     return RunSetup(
         task=task, encoder=encoder, train_bin=train_bin, test_bins=test_bins,
         id_bins=in_distribution(train_bin, test_bins), positions=P, offsets=bool(offsets),
-        model=model.to(device),
+        model=model.to(device), test_splits=splits,
     )  # fmt: skip
 
 

@@ -46,9 +46,9 @@ def runs_dir_for(db: str | Path) -> Path:
 
 
 def validate_runs(experiments: list[ExperimentConfig]) -> None:
-    """Build each distinct task and check its bins and encoding before any run starts."""
+    """Build each distinct task and check its bins, splits and encoding before any run starts."""
     from rasplab.harness.encoding import Encoder
-    from rasplab.harness.setup import build_task, check_encodable, run_bins
+    from rasplab.harness.setup import build_task, check_encodable, run_bins, run_splits
 
     seen = set()
     for config in experiments:
@@ -57,7 +57,7 @@ def validate_runs(experiments: list[ExperimentConfig]) -> None:
             continue
         seen.add(key)
         task = build_task(config)
-        run_bins(config, task)
+        run_splits(config, task, run_bins(config, task)[1])
         check_encodable(config, Encoder(task))
 
 

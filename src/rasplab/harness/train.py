@@ -3,9 +3,11 @@
 The steps, in order: build the task and its encoder, size the position table for the longest
 test sequence, build the model (seeded init), restore a checkpoint if one exists, then loop:
 sample a fresh batch (APE: random position offsets), AdamW step with warmup + decay and
-clipping, evaluate every ``train.eval_every`` steps on every test bin, checkpoint, and stop
-early once the in-distribution bins are at 100%. Every random draw derives from the run seed
-and the step number, so a resumed run ends exactly where an uninterrupted one does.
+clipping, evaluate every ``train.eval_every`` steps on every test bin and then every named
+split (``eval.splits``; their metrics sit under the split names next to the bins'),
+checkpoint, and stop early once the in-distribution bins are at 100%. Every random draw
+derives from the run seed and the step number, so a resumed run ends exactly where an
+uninterrupted one does.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from rasplab.seeding import generator, torch_generator
 
 @dataclass
 class RunResult:
-    """The outcome of one run: accuracy per bin (and MSE for regression), curves, timing."""
+    """The outcome of one run: accuracy per bin and named split (and MSE), curves, timing."""
 
     run_id: str
     config_hash: str
@@ -107,7 +109,7 @@ def _loss(outputs: torch.Tensor, batch) -> torch.Tensor:
 
 
 def _metrics_json(metrics) -> dict:
-    """Per-bin metrics as plain data: {"bins": {...}, "counts": {...}, "mse": {...}|None}."""
+    """Metrics per bin and split as plain data: {"bins": {...}, "counts": {...}, "mse": ...}."""
     mse = (
         {k: m.mse for k, m in metrics.items()}
         if any(m.mse is not None for m in metrics.values())
@@ -185,12 +187,18 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
     model, encoder, P, id_bins = setup.model, setup.encoder, setup.positions, setup.id_bins
     started = time.perf_counter() - state["wall_time"]
     eval_seed = config.seed if config.eval.seed is None else config.eval.seed
+    ev = config.eval
     test_sets = {
-        str(b): encoded_test_set(
-            encoder, config.task_options, b, config.eval.size, eval_seed, config.eval.batch_size
-        )
+        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
         for b in setup.test_bins
     }
+    for name in setup.test_splits:
+        split_set = encoded_test_set(
+            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
+        )
+        # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
+        same = (s for s in test_sets.values() if _same_set(s, split_set))
+        test_sets[name] = next(same, split_set)
     longest = max(b.input_ids.shape[1] for batches, _ in test_sets.values() for b in batches)
     if longest > P:
         raise ValueError(
@@ -200,7 +208,6 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
     bar = _ProgressBar(config, cfg.steps, state["step"]) if progress else None
 
     def run_eval():
-        ev = config.eval
         return evaluate(model, encoder, test_sets, ev.decoding, ev.tolerance, config.model.causal)
 
     losses: list[float] = list(state.get("pending_losses", []))
@@ -255,6 +262,22 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         save_checkpoint(run_path / FINAL, model, None, state)
         (run_path / CHECKPOINT).unlink(missing_ok=True)
     return state
+
+
+def _same_set(a, b) -> bool:
+    """Whether two encoded test sets ``(batches, count)`` hold the same examples."""
+    (xs, n), (ys, m) = a, b
+    return (
+        n == m
+        and len(xs) == len(ys)
+        and all(
+            x.input_ids.shape == y.input_ids.shape
+            and torch.equal(x.input_ids, y.input_ids)
+            and torch.equal(x.targets, y.targets)
+            and torch.equal(x.scored, y.scored)
+            for x, y in zip(xs, ys)
+        )
+    )
 
 
 class _ProgressBar:

@@ -1,4 +1,4 @@
-"""Aggregate stored runs: per (task, variant setting) and bin, the spread over seeds.
+"""Aggregate stored runs: per (task, variant setting) and bin or split, the spread over seeds.
 
 Two aggregates are reported side by side: over **all** finished seeds, and over the seeds that
 fitted the training bin (100% on the in-distribution test bins). Published tables often show
@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from rasplab.bins import Bin
+from rasplab.errors import RasplabError
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,24 @@ class GroupSummary:
     unfinished: int
 
 
+def is_bin(name: str) -> bool:
+    """Whether a test-set name is a length bin (``1-50``) rather than a named split."""
+    try:
+        Bin.parse(name)
+    except RasplabError:
+        return False
+    return True
+
+
 def bin_order(names) -> list[str]:
-    """Bin names sorted by their ranges (``1-50`` before ``51-100``)."""
-    return sorted(set(names), key=lambda b: (Bin.parse(b).lo, Bin.parse(b).hi))
+    """Test-set names in table order: bins by their ranges, then named splits as first seen.
+
+    >>> bin_order(["51-100", "id_short", "1-50", "longer_lists", "id_short"])
+    ['1-50', '51-100', 'id_short', 'longer_lists']
+    """
+    names = list(dict.fromkeys(names))
+    bins = sorted((Bin.parse(n), n) for n in names if is_bin(n))
+    return [n for _, n in bins] + [n for n in names if not is_bin(n)]
 
 
 def flatten(data: dict, prefix: str = "") -> dict:

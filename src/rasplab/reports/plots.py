@@ -2,7 +2,8 @@
 
 * ``accuracy_by_bin.png``: one panel per task; per variant the mean accuracy over all seeds by
   bin (solid), the min-max band over seeds, each seed as a dot, and the fitted-seed mean
-  (dashed) — the length-generalization picture of seed 003, Figure 1.
+  (dashed) — the length-generalization picture of seed 003, Figure 1; named splits
+  (``eval.splits``) come after the bins on the same axis.
 * ``accuracy_table.png``: the Figure-1-style grid, tasks × (variant, bin), mean over all seeds.
 * ``training_curves.png``: in-distribution accuracy against step for every run, by variant.
 """
@@ -19,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from rasplab.harness.checkpoint import atomic_write_bytes  # noqa: E402
-from rasplab.reports.aggregate import GroupSummary, bin_order  # noqa: E402
+from rasplab.reports.aggregate import GroupSummary, bin_order, is_bin  # noqa: E402
 
 
 def save_figure(fig, path: Path) -> None:
@@ -74,7 +75,7 @@ def accuracy_by_bin_figure(groups: list[GroupSummary], records):
         ax.set_xticks(range(len(bins)), bins)
         ax.set_ylim(-0.03, 1.03)
         ax.set_title(task, fontsize=10)
-        ax.set_xlabel("length bin", fontsize=8)
+        ax.set_xlabel("length bin" if all(map(is_bin, bins)) else "bin, then split", fontsize=8)
         ax.set_ylabel("accuracy", fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower left")

@@ -1,7 +1,8 @@
 """Tables rebuilt from the results store: ``runs.csv``, ``summary.csv`` and ``summary.md``.
 
 ``runs.csv`` has one row per run (run id, config hash, task, variant, seed, status, fitted,
-steps, wall time, one ``acc_<bin>`` column per bin, ``mse_<bin>`` for regression tasks);
+steps, wall time, one ``acc_<name>`` column per bin and then per named split (``eval.splits``),
+``mse_<name>`` for regression tasks);
 ``summary.*`` has one row per task and variant setting with the mean and spread over all
 seeds and over the fitted seeds.
 """
@@ -133,7 +134,7 @@ def _cell(s) -> str:
 
 
 def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[str]) -> str:
-    """The Markdown summary: per task, accuracy by bin over all seeds and over fitted seeds."""
+    """The Markdown summary: per task, accuracy by bin and split, all seeds and fitted seeds."""
     done = sum(r.status == "done" for r in records)
     lines = [
         "# rasplab results summary",
@@ -144,7 +145,7 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
         "position is right), as mean ± sample standard deviation over seeds. **All seeds** counts",
         "every finished run; **fitted seeds** only the runs that reached 100% on the",
         "in-distribution test bins (the published numbers report only these). `seeds` is",
-        "fitted/finished; test examples per bin in the header.",
+        "fitted/finished; test examples per bin (and named split, after the bins) in the header.",
         "",
     ]
     for task in sorted({g.task for g in groups}):
