@@ -152,6 +152,10 @@ def test_cli_minimal_prints_one_json_object(capsys):
         ["parity_sum_mod_2", "--train-lengths", "x", "--test-lengths", "3-4"],
         ["parity_sum_mod_2", "--train-lengths", "0-2", "--test-lengths", "3-400"],
         ["parity_sum_mod_2", "--train-lengths", "0-2", "--test-lengths", "3-4", "--samples", "0"],
+        [
+            "parity_sum_mod_2",
+            *("--train-lengths", "0-40", "--test-lengths", "3-4", "--samples", "10000000000"),
+        ],
     ],
 )
 def test_cli_minimal_bad_input_exits_2(capsys, args):

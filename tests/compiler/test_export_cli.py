@@ -48,6 +48,10 @@ def test_saved_model_loads_and_runs_identically(name, tmp_path):
 def test_corrupt_or_missing_model_is_one_clear_error(tmp_path):
     with pytest.raises(RasplabError, match="does not exist"):
         load_compiled(tmp_path / "nothing")
+    (tmp_path / "weights.safetensors").write_bytes(b"x")
+    with pytest.raises(RasplabError, match="is a file; a compiled model is a directory"):
+        load_compiled(tmp_path / "weights.safetensors")
+    (tmp_path / "weights.safetensors").unlink()
     model = compile_program(get_program("parity_sequential_relative").program())
     d = save_compiled(model, tmp_path / "m", entry="parity_sequential_relative")
     spec = json.loads((d / "model.json").read_text())

@@ -197,3 +197,28 @@ def test_sweep_then_report(tmp_path, capsys):
         capsys,
     )
     assert code == 0 and "1 runs, 0 already done, 1 executed" in err
+
+
+def test_report_keeps_only_the_current_grid_of_an_edited_config(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    base = {
+        "task": "binary_majority",
+        "model": {"layers": 1, "heads": 1, "width": 8},
+        "train": {"steps": 2, "batch_size": 8, "eval_every": 2, "bin": "1-8"},
+        "eval": {"size": 8, "bins": ["1-8"]},
+    }
+    sweep = {"name": "mini", "base": base, "grid": {"variant": ["nope"], "seed": [0]}}
+    path.write_text(yaml.safe_dump(sweep))
+    db = tmp_path / "r.sqlite"
+    argv = ["sweep", str(path), "--db", str(db), "--workers", "1", "--no-progress"]
+    assert run(argv, capsys)[0] == 0
+    base["model"]["width"] = 16  # the config changes: its old run stays in the database
+    path.write_text(yaml.safe_dump(sweep))
+    assert run(argv, capsys)[0] == 0
+    rows = (tmp_path / "report" / "runs.csv").read_text().splitlines()
+    assert len(rows) == 2  # header + the run of the current config only
+    code, _, _ = run(["report", "--db", str(db), "--out", str(tmp_path / "all")], capsys)
+    assert code == 0 and len((tmp_path / "all" / "runs.csv").read_text().splitlines()) == 3
+    out = tmp_path / "current"
+    code, _, _ = run(["report", "--db", str(db), "--config", str(path), "--out", str(out)], capsys)
+    assert code == 0 and (out / "runs.csv").read_text().splitlines() == rows

@@ -122,6 +122,8 @@ def test_compat_option(capsys):
         (["data", "parity", "--format", "csv"], "format"),
         (["data", "parity", "-o", "p=3"], "does not accept"),
         (["data", "parity", "-o", "p"], "KEY=VALUE"),
+        (["data", "parity", "--n", "0"], "--n must be a positive"),
+        (["data", "ptg", "--split", "id_short", "--n", "-3"], "--n must be a positive"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_no_file(argv, message, tmp_path, capsys):

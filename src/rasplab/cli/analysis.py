@@ -16,9 +16,10 @@ def minimal_record(
     from rasplab.bins import Bin
     from rasplab.errors import RasplabError
     from rasplab.programs import get_program
+    from rasplab.programs.base import MAX_SAMPLES
 
-    if samples is not None and samples < 1:
-        raise RasplabError(f"--samples must be a positive int, got {samples}")
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
     entry = get_program(name)
     train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
     entry.check_lengths(train)

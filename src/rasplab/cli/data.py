@@ -84,6 +84,8 @@ def register(app: typer.Typer) -> None:
             require_hf()
             if out is None:
                 raise RasplabError("the hf format writes a directory; give it with --out DIR")
+        if n is not None and n < 1:
+            raise RasplabError(f"--n must be a positive number of examples, got {n}")
         options = parse_options(option)
         if compat is not None:
             options["compat"] = compat

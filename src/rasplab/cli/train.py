@@ -110,6 +110,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a grid of runs (resumable: finished runs are never repeated), then report."""
         from rasplab.harness import run_sweep
+        from rasplab.harness.sweepconfig import load_sweep
         from rasplab.reports import build_report
 
         summary = run_sweep(
@@ -121,7 +122,10 @@ def register(app: typer.Typer) -> None:
             progress=progress,
             only=parse_only(only),
         )
-        report = build_report(db, out or Path(db).parent / "report", sweep=summary.name)
+        grid = {e.hash() for e in load_sweep(config).expand()}
+        report = build_report(
+            db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid
+        )
         _say(
             f"sweep {summary.name}: {summary.total} runs, {summary.skipped} already done, "
             f"{summary.executed} executed, {summary.failed} failed"
@@ -135,11 +139,16 @@ def register(app: typer.Typer) -> None:
         db: str = typer.Option(DEFAULT_DB, "--db", help="results database (SQLite)"),
         out: str = typer.Option(None, "--out", help="output folder (default: next to the db)"),
         sweep: str = typer.Option(None, "--sweep", help="only the runs of this sweep"),
+        config: str = typer.Option(
+            None, "--config", help="only the runs of this sweep config's current grid"
+        ),
     ) -> None:
         """Rebuild runs.csv, summary.md/csv and the PNG plots from the results database."""
+        from rasplab.harness.sweepconfig import load_sweep
         from rasplab.reports import build_report
 
-        report = build_report(db, out or Path(db).parent / "report", sweep=sweep)
+        grid = None if config is None else {e.hash() for e in load_sweep(config).expand()}
+        report = build_report(db, out or Path(db).parent / "report", sweep=sweep, run_ids=grid)
         _say(f"report of {report.runs} runs ({report.finished} finished) in {report.out_dir}:")
         for path in report.files:
             _say(f"  {path}")

@@ -159,6 +159,10 @@ def load_compiled(directory: str | Path) -> CompiledTransformer:
     """Load a model saved by :func:`save_compiled` (safetensors + JSON only)."""
     where = str(directory)
     path = Path(directory)
+    if path.exists() and not path.is_dir():
+        raise RasplabError(
+            f"{where!r} is a file; a compiled model is a directory (`rasplab compile NAME --out DIR`)"
+        )
     if not path.is_dir():
         raise RasplabError(f"model directory {where!r} does not exist")
     missing = [f for f in (SPEC, WEIGHTS) if not (path / f).is_file()]

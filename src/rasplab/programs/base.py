@@ -74,8 +74,10 @@ class LibraryProgram:
         if the program has one, else by ``random_input`` with the lengths taken in turn.
         Returns ``(inputs, exhaustive)``."""
         lengths = self.check_lengths(lengths)
-        if not isinstance(samples, int) or samples < 1:
-            raise RasplabError(f"samples must be a positive int, got {samples!r}")
+        if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+            raise RasplabError(
+                f"samples must be a positive int of at most {MAX_SAMPLES:,}, got {samples!r}"
+            )
         total = self.count_inputs(lengths)
         if total is not None and total <= samples:
             return [x for n in lengths.lengths() for x in self.all_inputs(n)], True
@@ -85,6 +87,9 @@ class LibraryProgram:
         spread = lengths.lengths()
         return [self.random_input(rng, spread[i % len(spread)]) for i in range(samples)], False
 
+
+#: the most inputs one call may sample (each is run, traced and kept in memory)
+MAX_SAMPLES = 1_000_000
 
 _LIBRARY: dict[str, LibraryProgram] = {}
 

@@ -25,8 +25,18 @@ class Report:
     finished: int = 0
 
 
-def build_report(db: str | Path, out_dir: str | Path, sweep: str | None = None) -> Report:
-    """Rebuild the tables and plots of the runs in ``db`` (optionally one sweep) into ``out_dir``."""
+def build_report(
+    db: str | Path,
+    out_dir: str | Path,
+    sweep: str | None = None,
+    run_ids: set[str] | None = None,
+) -> Report:
+    """Rebuild the tables and plots of the runs in ``db`` into ``out_dir``.
+
+    ``sweep`` keeps the runs stored under that sweep name; ``run_ids`` keeps only those runs
+    (a sweep config's current grid, so that runs of an earlier version of the config, still
+    in the database, do not mix into its tables).
+    """
     from rasplab.harness.checkpoint import atomic_write_text
     from rasplab.harness.store import ResultsStore
     from rasplab.reports import plots, tables
@@ -39,6 +49,8 @@ def build_report(db: str | Path, out_dir: str | Path, sweep: str | None = None) 
                 f"results database {str(db)!r} has no sweep {sweep!r}; "
                 + (f"choose one of: {', '.join(known)}" if known else "it holds no sweeps")
             )
+    if run_ids is not None:
+        records = [r for r in records if r.run_id in run_ids]
     groups = summarize(records)
     finished = [g for g in groups if g.seeds]
     out = Path(out_dir)
