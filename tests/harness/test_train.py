@@ -65,9 +65,9 @@ def test_ape_trains_with_random_offsets(tiny, monkeypatch):
     seen = []
     original = Encoder.train_batch
 
-    def spy(self, rng, bin, size, max_positions):
+    def spy(self, rng, bin, size, max_positions, pack_tokens=0):
         seen.append(max_positions)
-        return original(self, rng, bin, size, max_positions)
+        return original(self, rng, bin, size, max_positions, pack_tokens)
 
     monkeypatch.setattr(Encoder, "train_batch", spy)
     train(_config(tiny, model={"pe": "ape", "layers": 1, "heads": 1, "width": 8}))

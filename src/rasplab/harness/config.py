@@ -43,7 +43,21 @@ def _check_positive(section: str, name: str, value: float, allow_zero: bool = Fa
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation: AdamW, warmup then cosine/linear/constant schedule, clipping, early stop."""
+    """Optimisation: AdamW, warmup then cosine/linear/constant schedule, clipping, early stop.
+
+    ``pack_tokens`` (default 0: one example per row, padded) packs training batches: each of
+    the ``batch_size`` rows concatenates fresh examples, in order, up to ``pack_tokens`` tokens
+    (the task's ``pack``; seed 000: "short examples are concatenated together"). Attention in a
+    packed row is plain causal attention over the whole row (cross-example attention is not
+    masked); the loss stays on each example's scored positions. Evaluation is unchanged.
+
+    >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
+    4096
+    >>> TrainConfig(pack_tokens=-1)
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: train.pack_tokens must be >= 0; got -1
+    """
 
     steps: int = 1000
     batch_size: int = 64
@@ -61,6 +75,7 @@ class TrainConfig:
     random_offset: bool | None = None
     bin: str | None = None
     device: str = "cpu"
+    pack_tokens: int = 0
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
@@ -72,6 +87,7 @@ class TrainConfig:
             "grad_clip",
             "checkpoint_every",
             "min_lr_ratio",
+            "pack_tokens",
         ):
             _check_positive("train", name, getattr(self, name), allow_zero=True)
         for name in ("beta1", "beta2"):
@@ -193,16 +209,23 @@ class ExperimentConfig:
         return config_hash(data)
 
 
-#: keys added after results were stored, left out of the hash while unset, so that the run
-#: ids of configs that do not use them stay what they were
-_LATER_KEYS = (("eval", "splits"),)
+#: keys added after results were stored, each with its unset value: a key is left out of the
+#: hash while it holds that value, so that the run ids of configs not using it stay what they were
+_LATER_KEYS = {("eval", "splits"): None, ("train", "pack_tokens"): 0}
 
 
 def _hashed(data: dict) -> dict:
-    """The resolved config as hashed: later-added keys left out while they are None."""
-    for section, key in _LATER_KEYS:
-        if data.get(section, {}).get(key, 0) is None:
-            data[section] = {k: v for k, v in data[section].items() if k != key}
+    """The resolved config as hashed: later-added keys left out while at their unset value.
+
+    >>> _hashed({"train": {"steps": 5, "pack_tokens": 0}, "eval": {"splits": None}})
+    {'train': {'steps': 5}, 'eval': {}}
+    >>> _hashed({"train": {"pack_tokens": 512}})
+    {'train': {'pack_tokens': 512}}
+    """
+    for (section, key), unset in _LATER_KEYS.items():
+        values = data.get(section, {})
+        if key in values and type(values[key]) is type(unset) and values[key] == unset:
+            data[section] = {k: v for k, v in values.items() if k != key}
     return data
 
 

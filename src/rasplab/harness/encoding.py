@@ -9,11 +9,15 @@ One encoding for every target kind (``task.target_kind``):
 * ``regression``: one float output per position, scored where the target is not ``None``.
 
 Padding (right) and ``None`` targets are never scored (``scored`` is False there).
+
+Training batches either hold one example per row or, with ``pack_tokens`` (``train.pack_tokens``),
+rows packed from several examples by the task's ``pack`` (see :func:`packed_examples`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -120,17 +124,62 @@ class Encoder:
         )
 
     def train_batch(
-        self, rng: np.random.Generator, bin: Bin, size: int, max_positions: int | None
+        self,
+        rng: np.random.Generator,
+        bin: Bin,
+        size: int,
+        max_positions: int | None,
+        pack_tokens: int = 0,
     ) -> Batch:
         """``size`` fresh examples with length uniform over ``bin``; with ``max_positions`` each
-        gets a random position offset ``o`` uniform in ``[0, P - len]`` (APE training)."""
-        examples = self.task.sample_many(rng, self.task.draw_lengths(rng, bin, size))
+        row gets a random position offset ``o`` uniform in ``[0, P - len]`` (APE training).
+
+        With ``pack_tokens`` > 0 each of the ``size`` rows is a packed sequence of at most
+        ``pack_tokens`` tokens (:func:`packed_examples`), attended causally as one sequence.
+        """
+        if pack_tokens:
+            examples = packed_examples(self.task, rng, bin, size, pack_tokens)
+        else:
+            examples = self.task.sample_many(rng, self.task.draw_lengths(rng, bin, size))
         offsets = None
         if max_positions is not None:
             offsets = [
                 self.task.sample_offset(rng, len(ex.tokens), max_positions) for ex in examples
             ]
         return self.encode(examples, offsets)
+
+
+def packed_examples(task, rng: np.random.Generator, bin: Bin, rows: int, pack_tokens: int) -> list:
+    """``rows`` packed sequences of at most ``pack_tokens`` tokens from fresh examples of ``bin``.
+
+    Examples are drawn from ``rng`` in chunks and concatenated in order by ``task.pack``
+    (greedily: a sequence is closed when the next example does not fit), until ``rows``
+    sequences are closed; the sequence still open then, and any closed beyond ``rows``, are
+    dropped, so a batch depends on ``rng`` alone (nothing carries over to the next step).
+    Every example keeps its own ``<bos>`` and targets, so only its scored positions are scored.
+
+    >>> from rasplab.tasks import get_task
+    >>> ptg = get_task("ptg", scale="cpu")
+    >>> rows = packed_examples(ptg, np.random.default_rng(0), ptg.train_bin, 4, 2048)
+    >>> len(rows), all(len(r.tokens) <= 2048 for r in rows)
+    (4, True)
+    >>> all(r.tokens.count("<bos>") > 1 for r in rows)
+    True
+    """
+    out: list = []
+    open_row: list = []  # the sequence being filled (at most one packed example)
+    drawn = tokens = 0
+    while len(out) < rows:
+        # the first chunk is one example per row; later ones what the rows still need, going
+        # by the mean example size so far (a deterministic function of the draws)
+        need = rows if not drawn else math.ceil((rows - len(out)) * pack_tokens * drawn / tokens)
+        chunk = task.sample_many(rng, task.draw_lengths(rng, bin, max(1, need)))
+        drawn += len(chunk)
+        tokens += sum(len(ex.tokens) for ex in chunk)
+        packed = task.pack([*open_row, *chunk], pack_tokens)
+        out.extend(packed[:-1])
+        open_row = packed[-1:]
+    return out[:rows]
 
 
 _TEST_CACHE: OrderedDict = OrderedDict()

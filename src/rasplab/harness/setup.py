@@ -11,6 +11,8 @@ draws the offset ``o`` of each example uniformly in ``[0, P - len]``; a batch is
 right-padded, so a short example at a large offset reads rows past ``P`` at its padding
 positions. Those rows exist (the table has ``P`` plus the longest training sequence rows)
 but are only ever read at masked padding positions, so they are never trained or scored.
+With packed training batches (``train.pack_tokens``, :func:`check_packing`) ``P`` covers
+``pack_tokens`` as well, and a packed row gets one offset like a single example.
 """
 
 from __future__ import annotations
@@ -148,6 +150,55 @@ def check_encodable(config: ExperimentConfig, encoder: Encoder) -> None:
         )
 
 
+def packing_tasks() -> list[str]:
+    """The registered tasks whose class has a ``pack`` method (for ``train.pack_tokens``).
+
+    >>> "ptg" in packing_tasks()
+    True
+    """
+    from rasplab.tasks import base, task_names
+
+    return [n for n in task_names() if callable(getattr(base._REGISTRY[n], "pack", None))]
+
+
+def check_packing(config: ExperimentConfig, task, train_bin: Bin) -> None:
+    """Reject ``train.pack_tokens`` a run cannot use: a task without ``pack``, a non-causal
+    model, or rows shorter than the longest training example (``task.max_tokens``).
+
+    >>> from rasplab.harness.config import TrainConfig
+    >>> from rasplab.tasks import get_task
+    >>> ptg = get_task("ptg", scale="cpu")
+    >>> check_packing(ExperimentConfig(task="ptg", train=TrainConfig(pack_tokens=2048)),
+    ...               ptg, ptg.train_bin)
+    >>> short = ExperimentConfig(task="ptg", train=TrainConfig(pack_tokens=512))
+    >>> check_packing(short, ptg, ptg.train_bin)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: train.pack_tokens=512 is below the longest training example ...
+    """
+    n = config.train.pack_tokens
+    if not n:
+        return
+    if not callable(getattr(task, "pack", None)):
+        raise RasplabError(
+            f"train.pack_tokens={n} needs a task that packs examples, but task {config.task!r} "
+            f"has no pack method (tasks that do: {', '.join(packing_tasks())}); "
+            "leave train.pack_tokens at 0"
+        )
+    if not getattr(config.model, "causal", True):
+        raise RasplabError(
+            f"train.pack_tokens={n} needs a causal model (in encoder mode packed examples would "
+            "attend to each other's later tokens); set model.causal=true or train.pack_tokens=0"
+        )
+    longest = task.max_tokens(max(task.lengths(train_bin)))
+    if n < longest:
+        raise RasplabError(
+            f"train.pack_tokens={n} is below the longest training example of task "
+            f"{config.task!r} ({longest} tokens in bin {train_bin}); "
+            f"set train.pack_tokens >= {longest}"
+        )
+
+
 def prepare_run(config: ExperimentConfig) -> RunSetup:
     """Validate a run's config and build its task, encoder and freshly initialised model."""
     from rasplab.models import build_model
@@ -156,8 +207,9 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
     train_bin, test_bins = run_bins(config, task)
     splits = run_splits(config, task, test_bins)
     encoder = Encoder(task)
+    check_packing(config, task, train_bin)
     check_encodable(config, encoder)
-    P = max_positions(task, [train_bin, *test_bins], splits)
+    P = max(max_positions(task, [train_bin, *test_bins], splits), config.train.pack_tokens)
     offsets = config.train.random_offset
     if offsets is None:
         offsets = config.model.pe == "ape"

@@ -46,9 +46,16 @@ def runs_dir_for(db: str | Path) -> Path:
 
 
 def validate_runs(experiments: list[ExperimentConfig]) -> None:
-    """Build each distinct task and check its bins, splits and encoding before any run starts."""
+    """Build each distinct task and check its bins, splits, encoding and packing before any
+    run starts."""
     from rasplab.harness.encoding import Encoder
-    from rasplab.harness.setup import build_task, check_encodable, run_bins, run_splits
+    from rasplab.harness.setup import (
+        build_task,
+        check_encodable,
+        check_packing,
+        run_bins,
+        run_splits,
+    )
 
     seen = set()
     for config in experiments:
@@ -57,7 +64,9 @@ def validate_runs(experiments: list[ExperimentConfig]) -> None:
             continue
         seen.add(key)
         task = build_task(config)
-        run_splits(config, task, run_bins(config, task)[1])
+        train_bin, test_bins = run_bins(config, task)
+        run_splits(config, task, test_bins)
+        check_packing(config, task, train_bin)
         check_encodable(config, Encoder(task))
 
 

@@ -2,7 +2,8 @@
 
 The steps, in order: build the task and its encoder, size the position table for the longest
 test sequence, build the model (seeded init), restore a checkpoint if one exists, then loop:
-sample a fresh batch (APE: random position offsets), AdamW step with warmup + decay and
+sample a fresh batch (APE: random position offsets; ``train.pack_tokens``: rows packed from
+several examples, attended causally as one sequence), AdamW step with warmup + decay and
 clipping, evaluate every ``train.eval_every`` steps on every test bin and then every named
 split (``eval.splits``; their metrics sit under the split names next to the bins'),
 checkpoint, and stop early once the in-distribution bins are at 100%. Every random draw
@@ -217,7 +218,7 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
     while step < cfg.steps:
         rng = generator(config.seed, "harness", "train", step)
         batch = encoder.train_batch(
-            rng, setup.train_bin, cfg.batch_size, P if setup.offsets else None
+            rng, setup.train_bin, cfg.batch_size, P if setup.offsets else None, cfg.pack_tokens
         )
         batch = batch.to(device)
         for group in optimizer.param_groups:
