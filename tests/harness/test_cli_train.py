@@ -158,14 +158,19 @@ def test_sweep_bad_variant_and_backend_exit_2(tmp_path, capsys):
     assert not (tmp_path / "r.sqlite").exists()
 
 
-def test_sweep_then_report(tmp_path, capsys):
-    path = tmp_path / "s.yaml"
-    base = {
+def _mini_base(*bins: str) -> dict:
+    """The base experiment of the tiny sweeps below (binary_majority, 2 steps)."""
+    return {
         "task": "binary_majority",
         "model": {"layers": 1, "heads": 1, "width": 8},
         "train": {"steps": 2, "batch_size": 8, "eval_every": 2, "bin": "1-8"},
-        "eval": {"size": 8, "bins": ["1-8", "9-12"]},
+        "eval": {"size": 8, "bins": list(bins)},
     }
+
+
+def test_sweep_then_report(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    base = _mini_base("1-8", "9-12")
     path.write_text(
         yaml.safe_dump(
             {"name": "mini", "base": base, "grid": {"variant": ["nope"], "seed": [0, 1]}}
@@ -201,12 +206,7 @@ def test_sweep_then_report(tmp_path, capsys):
 
 def test_report_keeps_only_the_current_grid_of_an_edited_config(tmp_path, capsys):
     path = tmp_path / "s.yaml"
-    base = {
-        "task": "binary_majority",
-        "model": {"layers": 1, "heads": 1, "width": 8},
-        "train": {"steps": 2, "batch_size": 8, "eval_every": 2, "bin": "1-8"},
-        "eval": {"size": 8, "bins": ["1-8"]},
-    }
+    base = _mini_base("1-8")
     sweep = {"name": "mini", "base": base, "grid": {"variant": ["nope"], "seed": [0]}}
     path.write_text(yaml.safe_dump(sweep))
     db = tmp_path / "r.sqlite"
