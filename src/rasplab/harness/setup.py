@@ -156,9 +156,9 @@ def packing_tasks() -> list[str]:
     >>> "ptg" in packing_tasks()
     True
     """
-    from rasplab.tasks import base, task_names
+    from rasplab.tasks import task_factory, task_names
 
-    return [n for n in task_names() if callable(getattr(base._REGISTRY[n], "pack", None))]
+    return [n for n in task_names() if callable(getattr(task_factory(n), "pack", None))]
 
 
 def check_packing(config: ExperimentConfig, task, train_bin: Bin) -> None:

@@ -289,10 +289,7 @@ def register(name: str) -> Callable[[Callable[..., Task]], Callable[..., Task]]:
 
 def get_task(name: str, **options) -> Task:
     """Build the task registered as ``name`` with its keyword options (e.g. ``p=3, k=1``)."""
-    _load_families()
-    if name not in _REGISTRY:
-        raise unknown_name("task", name, _REGISTRY)
-    factory = _REGISTRY[name]
+    factory = task_factory(name)
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # a builtin or C factory: let the call check
@@ -307,6 +304,18 @@ def get_task(name: str, **options) -> Task:
                 f"its options: {', '.join(known) or 'none'}"
             ) from err
     return factory(**options)
+
+
+def task_factory(name: str) -> Callable[..., Task]:
+    """The class (or factory) registered as ``name``, without building the task.
+
+    >>> task_factory("ptg").__name__
+    'PTGTask'
+    """
+    _load_families()
+    if name not in _REGISTRY:
+        raise unknown_name("task", name, _REGISTRY)
+    return _REGISTRY[name]
 
 
 def task_names() -> Sequence[str]:
