@@ -123,6 +123,13 @@ def test_scores_count_correct_steps_before_the_first_error(examples):
     bad[wrong_at] = "<pad>"
     s = score_predictions(ex, bad)
     assert (s.correct, s.first_error, s.steps) == (False, 3, ex.length)
+    assert score_predictions(ex, gold).steps_right == ex.length
+    assert s.steps_right == ex.length - 1  # teacher forced: only step 4 is wrong
+    last = [t for t, y in enumerate(gold) if y == NL][-1]  # the newline of the last step
+    late = bad.copy()
+    late[last] = "<pad>"
+    assert score_predictions(ex, late).steps_right == ex.length - 2
+    assert summarize([s])["step_accuracy"] == (ex.length - 1) / ex.length
     trace = list(ex.instance.trace)
     assert score_trace(trace, trace).correct
     assert score_trace(trace + ["1,"], trace) == type(s)(False, len(trace), len(trace))

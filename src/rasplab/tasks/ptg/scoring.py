@@ -4,12 +4,14 @@ A trace is correct only if every step matches and nothing follows the last one. 
 error counts the steps a model got right before its first wrong one (the whole trace length when
 it is correct). Teacher-forced argmax predictions give the same two numbers as greedy decoding:
 greedy decoding reproduces the reference exactly up to the first position where the argmax
-differs, so :func:`score_predictions` needs no decoding loop.
+differs, so :func:`score_predictions` needs no decoding loop. It also counts the steps whose
+every token the model predicts right given the reference before it (teacher-forced step
+accuracy): a finer measure than the other two, which early in training are all zero.
 
 >>> score_trace(["2,x:4", "3,", "4,y:1"], ["2,x:4", "3,", "4,y:2"])
-TraceScore(correct=False, first_error=2, steps=3)
->>> summarize([TraceScore(True, 3, 3), TraceScore(False, 1, 4)])
-{'n': 2, 'whole_trace_accuracy': 0.5, 'mean_steps_to_first_error': 2.0, 'mean_steps': 3.5}
+TraceScore(correct=False, first_error=2, steps=3, steps_right=None)
+>>> summarize([TraceScore(True, 3, 3, 3), TraceScore(False, 1, 4, 2)])["step_accuracy"]
+0.7142857142857143
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class TraceScore:
     correct: bool
     first_error: int
     steps: int
+    steps_right: int | None = None  # teacher-forced: steps with every token right
 
 
 def score_trace(predicted: Sequence[str], reference: Sequence[str]) -> TraceScore:
@@ -49,35 +52,48 @@ def score_predictions(example: Example, predicted: Sequence) -> TraceScore:
     >>> tokens = ("<bos>", "<sep>", "2", ",", "<nl>", "<eos>")
     >>> ex = Example(tokens, (None, "2", ",", "<nl>", "<eos>", None), 1)
     >>> score_predictions(ex, [None, "2", ",", "<nl>", "<eos>", "<pad>"])
-    TraceScore(correct=True, first_error=1, steps=1)
+    TraceScore(correct=True, first_error=1, steps=1, steps_right=1)
     >>> score_predictions(ex, [None, "2", ",", "<nl>", "3", "<pad>"])
-    TraceScore(correct=False, first_error=1, steps=1)
+    TraceScore(correct=False, first_error=1, steps=1, steps_right=1)
+    >>> score_predictions(ex, [None, "3", ",", "<nl>", "<eos>", "<pad>"])
+    TraceScore(correct=False, first_error=0, steps=1, steps_right=0)
     """
-    steps = 0
+    first_error = None  # steps before the first wrong token (None: none wrong yet)
+    done = right = 0  # finished steps, and those with every token right
+    line_ok = True
     for t, target in enumerate(example.targets):
         if target is None:
             continue
-        if predicted[t] != target:
-            return TraceScore(False, steps, example.length)
+        ok = predicted[t] == target
+        line_ok &= ok
+        if not ok and first_error is None:
+            first_error = done
         if target == NL:
-            steps += 1
-    return TraceScore(True, steps, example.length)
+            done += 1
+            right += line_ok
+            line_ok = True
+    correct = first_error is None
+    return TraceScore(correct, done if correct else first_error, example.length, right)
 
 
 def summarize(scores: Iterable[TraceScore]) -> dict:
-    """Whole-trace accuracy and mean steps to first error over a set of traces."""
+    """Whole-trace accuracy, mean steps to first error and (teacher-forced scores) the step
+    accuracy over a set of traces.
+
+    >>> summarize([TraceScore(True, 3, 3), TraceScore(False, 1, 4)])
+    {'n': 2, 'whole_trace_accuracy': 0.5, 'mean_steps_to_first_error': 2.0, 'mean_steps': 3.5, 'step_accuracy': None}
+    """
     scores = list(scores)
     n = len(scores)
+    keys = ("whole_trace_accuracy", "mean_steps_to_first_error", "mean_steps", "step_accuracy")
     if n == 0:
-        return {
-            "n": 0,
-            "whole_trace_accuracy": None,
-            "mean_steps_to_first_error": None,
-            "mean_steps": None,
-        }
+        return {"n": 0, **dict.fromkeys(keys)}
+    total = sum(s.steps for s in scores)
+    known = all(s.steps_right is not None for s in scores) and total > 0
     return {
         "n": n,
         "whole_trace_accuracy": sum(s.correct for s in scores) / n,
         "mean_steps_to_first_error": sum(s.first_error for s in scores) / n,
-        "mean_steps": sum(s.steps for s in scores) / n,
+        "mean_steps": total / n,
+        "step_accuracy": sum(s.steps_right for s in scores) / total if known else None,
     }
