@@ -54,6 +54,13 @@ def parse_only(items: list[str] | None) -> dict:
     return out
 
 
+def grid_ids(config: str) -> set[str]:
+    """The run ids of a sweep config's current grid (what its report shows)."""
+    from rasplab.harness.sweepconfig import load_sweep
+
+    return {e.hash() for e in load_sweep(config).expand()}
+
+
 def register(app: typer.Typer) -> None:
     """Attach this stage's subcommands to ``app``."""
 
@@ -110,7 +117,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a grid of runs (resumable: finished runs are never repeated), then report."""
         from rasplab.harness import run_sweep
-        from rasplab.harness.sweepconfig import load_sweep
         from rasplab.reports import build_report
 
         summary = run_sweep(
@@ -122,9 +128,8 @@ def register(app: typer.Typer) -> None:
             progress=progress,
             only=parse_only(only),
         )
-        grid = {e.hash() for e in load_sweep(config).expand()}
         report = build_report(
-            db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid
+            db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid_ids(config)
         )
         _say(
             f"sweep {summary.name}: {summary.total} runs, {summary.skipped} already done, "
@@ -144,10 +149,9 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Rebuild runs.csv, summary.md/csv and the PNG plots from the results database."""
-        from rasplab.harness.sweepconfig import load_sweep
         from rasplab.reports import build_report
 
-        grid = None if config is None else {e.hash() for e in load_sweep(config).expand()}
+        grid = None if config is None else grid_ids(config)
         report = build_report(db, out or Path(db).parent / "report", sweep=sweep, run_ids=grid)
         _say(f"report of {report.runs} runs ({report.finished} finished) in {report.out_dir}:")
         for path in report.files:
