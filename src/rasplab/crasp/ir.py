@@ -62,11 +62,11 @@ periodic operation, no counting relation), ``C-RASP[periodic]``, ``C-RASP[local]
 ('M', 'C-RASP[]', 1)
 >>> print(p.listing())
 C-RASP[] program majority over {a, b}
-  Q_a(i)  := Q_a(i)
-  C_a(i)  := #[j <= i] Q_a(j)
-  Q_b(i)  := Q_b(i)
-  C_b(i)  := #[j <= i] Q_b(j)
-> M(i)    := C_b(i) <= C_a(i)
+  Q_a(i) := Q_a(i)
+  C_a(i) := #[j <= i] Q_a(j)
+  Q_b(i) := Q_b(i)
+  C_b(i) := #[j <= i] Q_b(j)
+> M(i)   := C_b(i) <= C_a(i)
 """
 
 from __future__ import annotations
