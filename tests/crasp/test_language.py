@@ -103,10 +103,14 @@ def test_relations_combine_and_only_finite_ones_are_local():
     assert not (~window(1)).local and str(~window(1)) == "j <= i-2"
 
 
-def test_nothing_may_depend_on_the_output():
-    acc = count(Q("a")) > 0
-    with pytest.raises(RasplabError, match="uses the output"):
-        program("t", acc, "ab", readout=next_set({"a": acc & Q("b"), "<eos>": acc}))
+def test_the_output_is_the_last_boolean_unless_the_readout_uses_it():
+    acc = (count(Q("a")) > 0).named("acc")
+    plain = program("t", acc, "ab", readout=next_set({"a": Q("a"), "<eos>": acc}))
+    assert plain.output_name is None and plain.output == "acc" == plain.ops[-1].name
+    used = program("t", acc, "ab", readout=next_set({"a": acc & Q("b"), "<eos>": acc}))
+    assert used.output_name == "acc" and used.ops[-1].name != "acc" and used.output == "acc"
+    with pytest.raises(RasplabError, match="the output 'nope' is not an operation"):
+        Program("t", ("a", "b"), used.ops, output_name="nope")
 
 
 def test_json_round_trip_keeps_the_program():

@@ -268,29 +268,27 @@ def program(
     readout: _Readout | None = None,
     description: str = "",
 ) -> Program:
-    """The validated :class:`~rasplab.crasp.ir.Program` computing ``output`` (its acceptance:
-    ``output`` becomes the last Boolean operation) and, optionally, a per-position readout.
+    """The validated :class:`~rasplab.crasp.ir.Program` computing ``output`` (its acceptance)
+    and, optionally, a per-position readout.
 
-    ``alphabet`` is the input alphabet (a string of one-character symbols or a sequence of
-    symbols), without ``<bos>``. Nothing may depend on ``output``.
+    ``output`` is placed as late as its users allow: it is the last Boolean operation (as in
+    Definition 8) unless readout operations use it, in which case the program names it as its
+    output. ``alphabet`` is the input alphabet (a string of one-character symbols or a
+    sequence of symbols), without ``<bos>``.
     """
     output = _need(output, Bool, "program", "output")
     alphabet = tuple(alphabet)
     roots = [p for p in (readout.table.values() if readout else ()) if p is not output]
     ops, names = _lower([*roots, output])
     out_name = names[id(output)]
-    users = [op.name for op in ops if out_name in op.args]
-    if users:
-        raise RasplabError(
-            f"program {name!r}: operation {users[0]!r} uses the output {out_name!r}; acceptance "
-            "is the last Boolean operation, so nothing may depend on it (give the shared part "
-            "its own name and use it in both)"
-        )
+    last_bool = next(op.name for op in reversed(ops) if op.sort == "bool")
     ro = None
     if readout is not None:
         symbols = tuple(readout.table)
         ro = Readout(readout.kind, symbols, tuple(names[id(readout.table[s])] for s in symbols))
-    return Program(name, alphabet, ops, ro, description)
+    return Program(
+        name, alphabet, ops, ro, description, None if out_name == last_bool else out_name
+    )
 
 
 def _lower(roots: Sequence[Expr]) -> tuple[tuple[Op, ...], dict[int, str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -121,6 +121,7 @@ class CraspRun:
     ids: np.ndarray
     lengths: np.ndarray
     values: dict[str, np.ndarray]
+    _decoded: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def accept(self) -> np.ndarray:
@@ -135,18 +136,11 @@ class CraspRun:
     def readout(self, b: int) -> list:
         """String ``b``: the readout at every position (sorted symbol tuples for ``"set"``;
         a symbol or ``None`` for ``"token"``); without a readout, :meth:`prefix_accept`."""
-        ro = self.program.readout
-        if ro is None:
+        if self.program.readout is None:
             return self.prefix_accept(b)
-        n = int(self.lengths[b])
-        table = np.stack([self.values[o][b, :n] for o in ro.ops])  # [S, n]
-        symbols = np.array(ro.symbols, dtype=object)
-        if ro.kind == "set":
-            order = np.argsort(symbols.astype(str))
-            return [tuple(symbols[order][table[order, i]].tolist()) for i in range(n)]
-        hits = table.sum(axis=0)
-        first = table.argmax(axis=0)
-        return [symbols[first[i]] if hits[i] == 1 else None for i in range(n)]
+        if self._decoded is None:
+            self._decoded = _decode_readout(self.program, self.values)
+        return self._decoded[b, : self.lengths[b]].tolist()
 
     def trace(self, b: int):
         """String ``b``'s :class:`~rasplab.crasp.trace.CraspTrace` (needs every value kept)."""
@@ -159,6 +153,32 @@ class CraspRun:
         rows = {op.name: self.values[op.name][b, :n].tolist() for op in self.program.ops}
         outputs = self.readout(b) if self.program.readout is not None else None
         return CraspTrace(self.program, list(self.symbols[b]), rows, outputs)
+
+
+def _decode_readout(program: Program, values: dict[str, np.ndarray]) -> np.ndarray:
+    """``[B, T]`` object array of readout values (set: sorted symbol tuples; token: the one
+    symbol whose operation holds, else ``None``), decoded once for the whole batch."""
+    ro = program.readout
+    order = sorted(range(len(ro.symbols)), key=lambda k: ro.symbols[k])
+    table = np.stack([values[ro.ops[k]] for k in order])  # [S, B, T], symbols sorted
+    symbols = [ro.symbols[k] for k in order]
+    if ro.kind == "token":
+        pick = np.where(table.sum(axis=0) == 1, table.argmax(axis=0), len(symbols))
+        return np.array([*symbols, None], dtype=object)[pick]
+    packed = np.packbits(table, axis=0, bitorder="little")  # [ceil(S/8), B, T]
+    flat = packed.reshape(packed.shape[0], -1).T  # one byte string per position
+    if flat.shape[1] <= 8:  # one int64 key per position: a fast 1-D unique
+        keys = np.zeros(flat.shape[0], dtype=np.uint64)
+        for k in range(flat.shape[1]):
+            keys |= flat[:, k].astype(np.uint64) << np.uint64(8 * k)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        uniq = flat[first]
+    else:
+        uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    bits = np.unpackbits(uniq, axis=1, count=len(symbols), bitorder="little").astype(bool)
+    sets = np.empty(len(uniq), dtype=object)
+    sets[:] = [tuple(s for s, on in zip(symbols, row) if on) for row in bits]
+    return sets[inverse.reshape(-1)].reshape(table.shape[1:])
 
 
 def run(

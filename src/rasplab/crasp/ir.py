@@ -44,8 +44,11 @@ k arguments stand for a chain of k-1 binary operations. A :class:`Relation` is t
 invariant by construction (it holds iff ``i - j`` is in a set of offsets); it is *local*
 (Definition 3) iff that set is finite, and only local relations are valid in a program.
 
-**Acceptance and outputs.** Acceptance is the value of the program's last Boolean operation at
-the last position (:attr:`Program.output`). A program may also have a :class:`Readout` for
+**Acceptance and outputs.** Acceptance is the value of the program's output operation at the
+last position (:attr:`Program.output`): the last Boolean operation, as in Definition 8, unless
+``Program.output_name`` names another Boolean operation (used by programs with a readout whose
+operations come after the output; a copy ``P AND P`` at the end would be equivalent). A
+program may also have a :class:`Readout` for
 per-position outputs: ``"set"`` (the output at i is the sorted tuple of the symbols whose
 Boolean operation holds: next-symbol sets) or ``"token"`` (the one symbol whose operation
 holds, ``None`` if not exactly one: next-token prediction).
@@ -349,6 +352,7 @@ class Program:
     ops: tuple[Op, ...]
     readout: Readout | None = None
     description: str = ""
+    output_name: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alphabet", tuple(self.alphabet))
@@ -397,6 +401,11 @@ class Program:
             sorts[op.name] = op.sort
         if "bool" not in sorts.values():
             raise RasplabError(f"{where}: needs at least one Boolean operation (its output)")
+        if self.output_name is not None and sorts.get(self.output_name) != "bool":
+            raise RasplabError(
+                f"{where}: the output {self.output_name!r} is "
+                + ("not an operation" if self.output_name not in sorts else "a count")
+            )
         if self.readout is not None:
             for sym, name in zip(self.readout.symbols, self.readout.ops):
                 if sorts.get(name) != "bool":
@@ -418,7 +427,10 @@ class Program:
 
     @property
     def output(self) -> str:
-        """The last Boolean operation: its value at the last position is acceptance."""
+        """The output operation (its value at the last position is acceptance): ``output_name``
+        if given, else the last Boolean operation."""
+        if self.output_name is not None:
+            return self.output_name
         return next(op.name for op in reversed(self.ops) if op.sort == "bool")
 
     @property
@@ -505,6 +517,8 @@ class Program:
             }
         if self.description:
             out["description"] = self.description
+        if self.output_name is not None:
+            out["output"] = self.output_name
         return out
 
 
@@ -553,6 +567,7 @@ def program_from_json(data: dict) -> Program:
         topological(ops),
         readout,
         str(data.get("description", "")),
+        data.get("output"),
     )
 
 
