@@ -26,11 +26,12 @@ def _register_commands() -> None:
     """Attach each stage's subcommands (one module per stage)."""
     from rasplab.cli import analysis as analysis_cmds
     from rasplab.cli import compile as compile_cmds
+    from rasplab.cli import crasp as crasp_cmds
     from rasplab.cli import data as data_cmds
     from rasplab.cli import programs as program_cmds
     from rasplab.cli import train as train_cmds
 
-    for module in (program_cmds, analysis_cmds, compile_cmds, data_cmds, train_cmds):
+    for module in (program_cmds, analysis_cmds, compile_cmds, data_cmds, train_cmds, crasp_cmds):
         module.register(app)
 
 

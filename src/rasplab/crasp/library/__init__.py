@@ -30,12 +30,13 @@ PLAIN, PERIODIC_LOCAL = "C-RASP[]", "C-RASP[periodic,local]"
 
 @dataclass(frozen=True)
 class LibraryEntry:
-    """A library program: its builder, the task it is checked against, where the seed has it."""
+    """A library program: its builder, the task it is checked against, where Huang et al. give
+    it (``source``) and the class they name for its task (``seed_class``)."""
 
     name: str
     build: Callable[[], Program]
     task: str | None
-    seed: str
+    source: str
     seed_class: str
 
     def program(self) -> Program:
@@ -57,65 +58,87 @@ class LibraryEntry:
 
 _CACHE: dict[str, Program] = {}
 _ENTRIES = [
-    LibraryEntry("tomita1", lang.tomita1, "tomita1", "Table 2 #1, App. E.1.2", PLAIN),
-    LibraryEntry("tomita2", lang.tomita2, "tomita2", "Table 2 #2, App. E.1.2", PLAIN),
-    LibraryEntry("tomita4", lang.tomita4, "tomita4", "Table 2 #4, App. E.1.2", PERIODIC_LOCAL),
-    LibraryEntry("tomita7", lang.tomita7, "tomita7", "Table 2 #7, App. E.1.2, C.1.5", PLAIN),
+    LibraryEntry("tomita1", lang.tomita1, "tomita1", "Huang et al. Table 2 #1, App. E.1.2", PLAIN),
+    LibraryEntry("tomita2", lang.tomita2, "tomita2", "Huang et al. Table 2 #2, App. E.1.2", PLAIN),
+    LibraryEntry(
+        "tomita4", lang.tomita4, "tomita4", "Huang et al. Table 2 #4, App. E.1.2", PERIODIC_LOCAL
+    ),
+    LibraryEntry(
+        "tomita7", lang.tomita7, "tomita7", "Huang et al. Table 2 #7, App. E.1.2, C.1.5", PLAIN
+    ),
     LibraryEntry(
         "tomita7_bigrams",
         lang.tomita7_bigrams,
         "tomita7",
-        "App. E.1.2 (2nd construction)",
+        "Huang et al. App. E.1.2 (2nd construction)",
         PERIODIC_LOCAL,
     ),
     *(
-        LibraryEntry(f"d{n}", partial(lang.dyck, n), f"d{n}", f"Table 2 #{k}, App. E.1.2", PLAIN)
+        LibraryEntry(
+            f"d{n}", partial(lang.dyck, n), f"d{n}", f"Huang et al. Table 2 #{k}, App. E.1.2", PLAIN
+        )
         for k, n in zip((8, 9, 10, 11), (2, 3, 4, 12))
     ),
     LibraryEntry(
-        "aa_bb_cc_dd_ee", lang.aa_bb_cc_dd_ee, "aa_bb_cc_dd_ee", "Table 2 #15, App. E.1.2", PLAIN
+        "aa_bb_cc_dd_ee",
+        lang.aa_bb_cc_dd_ee,
+        "aa_bb_cc_dd_ee",
+        "Huang et al. Table 2 #15, App. E.1.2",
+        PLAIN,
     ),
-    LibraryEntry("ab_d_bc", lang.ab_d_bc, "ab_d_bc", "Table 2 #16, App. E.1.2", PLAIN),
+    LibraryEntry("ab_d_bc", lang.ab_d_bc, "ab_d_bc", "Huang et al. Table 2 #16, App. E.1.2", PLAIN),
     LibraryEntry(
         "aa_star",
         partial(lang.a_power_star, 2),
         "aa_star",
-        "Table 2 #12, App. C.2.3",
+        "Huang et al. Table 2 #12, App. C.2.3",
         PERIODIC_LOCAL,
     ),
     LibraryEntry(
         "aaaa_star",
         partial(lang.a_power_star, 4),
         "aaaa_star",
-        "Table 2 #13, App. E.1.2",
+        "Huang et al. Table 2 #13, App. E.1.2",
         PERIODIC_LOCAL,
     ),
     LibraryEntry(
-        "abab_star", lang.abab_star, "abab_star", "Table 2 #14, App. E.1.2", PERIODIC_LOCAL
+        "abab_star",
+        lang.abab_star,
+        "abab_star",
+        "Huang et al. Table 2 #14, App. E.1.2",
+        PERIODIC_LOCAL,
     ),
     LibraryEntry(
-        "binary_majority", alg.binary_majority, "binary_majority", "Table 3, App. E.2.2", PLAIN
+        "binary_majority",
+        alg.binary_majority,
+        "binary_majority",
+        "Huang et al. Table 3, App. E.2.2",
+        PLAIN,
     ),
     LibraryEntry(
         "binary_majority_interleave",
         alg.binary_majority_interleave,
         "binary_majority_interleave",
-        "Table 3, App. E.2.2",
+        "Huang et al. Table 3, App. E.2.2",
         PERIODIC_LOCAL,
     ),
-    LibraryEntry("majority", alg.majority, "majority", "Table 3, App. E.2.2", PLAIN),
-    LibraryEntry("sort", alg.sort, "sort", "Table 3, App. E.2.2", PLAIN),
+    LibraryEntry("majority", alg.majority, "majority", "Huang et al. Table 3, App. E.2.2", PLAIN),
+    LibraryEntry("sort", alg.sort, "sort", "Huang et al. Table 3, App. E.2.2", PLAIN),
     LibraryEntry(
         "copy_unique",
         alg.copy_unique,
         "copy_unique",
-        "Table 3, App. E.2.2, C.2.2",
+        "Huang et al. Table 3, App. E.2.2, C.2.2",
         PERIODIC_LOCAL,
     ),
-    LibraryEntry("majority_ab", lang.majority_ab, None, "Theorem 10 (1), App. C.1.1", PLAIN),
-    LibraryEntry("dyck1", lang.dyck1, None, "Theorem 10 (2), App. C.1.2", PLAIN),
-    LibraryEntry("anbn", lang.anbn, None, "Theorem 10 (3), App. C.1.3", PLAIN),
-    LibraryEntry("induction_head", alg.induction_head, None, "App. C.2.2", PERIODIC_LOCAL),
+    LibraryEntry(
+        "majority_ab", lang.majority_ab, None, "Huang et al. Theorem 10 (1), App. C.1.1", PLAIN
+    ),
+    LibraryEntry("dyck1", lang.dyck1, None, "Huang et al. Theorem 10 (2), App. C.1.2", PLAIN),
+    LibraryEntry("anbn", lang.anbn, None, "Huang et al. Theorem 10 (3), App. C.1.3", PLAIN),
+    LibraryEntry(
+        "induction_head", alg.induction_head, None, "Huang et al. App. C.2.2", PERIODIC_LOCAL
+    ),
 ]
 _BY_NAME = {e.name: e for e in _ENTRIES}
 

@@ -1,0 +1,84 @@
+"""Finding a C-RASP program by name: a library program, ``FILE.py:NAME`` or ``FILE.json``.
+
+``FILE.py:NAME`` imports the Python file (it is the user's own code, run as given) and takes
+its attribute ``NAME``: a :class:`~rasplab.crasp.ir.Program`, or a function of no arguments
+returning one. ``FILE.json`` holds :meth:`Program.to_json` data. Anything else is a library
+name. Every failure is one :class:`RasplabError` naming the file and what is wrong.
+
+>>> load_program("tomita1").name
+'tomita1'
+>>> load_program("nowhere.py:prog")
+Traceback (most recent call last):
+rasplab.errors.RasplabError: cannot read program file 'nowhere.py': No such file or directory
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from rasplab.crasp.ir import Program, program_from_json
+from rasplab.errors import RasplabError
+
+
+def load_program(spec: str) -> Program:
+    """The program named by ``spec`` (see the module docstring)."""
+    if ".py:" in spec or spec.endswith(".py"):
+        path, _, attr = spec.rpartition(":") if ".py:" in spec else (spec, "", "")
+        if not attr:
+            raise RasplabError(f"{spec!r}: name the program in the file, as FILE.py:NAME")
+        return _from_python(Path(path), attr)
+    if spec.endswith(".json"):
+        return _from_json(Path(spec))
+    from rasplab.crasp import library
+
+    return library.program(spec)
+
+
+def _from_python(path: Path, attr: str) -> Program:
+    """Import ``path`` as a fresh module and take its program ``attr``."""
+    if not path.is_file():
+        raise RasplabError(f"cannot read program file {str(path)!r}: No such file or directory")
+    module_name = f"_rasplab_user_program_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise RasplabError(f"cannot import {str(path)!r} as a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+        obj = getattr(module, attr, None)
+        if callable(obj) and not isinstance(obj, Program):
+            obj = obj()
+    except RasplabError as err:
+        raise RasplabError(f"{path}:{attr}: {err}") from err
+    except Exception as err:  # the user's code failed: report it in one line
+        raise RasplabError(f"{path}:{attr}: {type(err).__name__}: {err}") from err
+    finally:
+        sys.modules.pop(module_name, None)
+    if obj is None:
+        raise RasplabError(f"{path} defines no {attr!r}")
+    if not isinstance(obj, Program):
+        raise RasplabError(
+            f"{path}:{attr} is {type(obj).__name__}, not a C-RASP Program (build one with "
+            "rasplab.crasp.program, or a function of no arguments returning one)"
+        )
+    return obj
+
+
+def _from_json(path: Path) -> Program:
+    """A program from :meth:`Program.to_json` data."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise RasplabError(f"cannot read program file {str(path)!r}: {err.strerror}") from err
+    except json.JSONDecodeError as err:
+        raise RasplabError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from err
+    try:
+        return program_from_json(data)
+    except (KeyError, TypeError) as err:
+        raise RasplabError(f"{path}: malformed program ({type(err).__name__}: {err})") from err
+    except RasplabError as err:
+        raise RasplabError(f"{path}: {err}") from err
