@@ -57,6 +57,12 @@ holds, ``None`` if not exactly one: next-token prediction).
 periodic operation, no counting relation), ``C-RASP[periodic]``, ``C-RASP[local]`` or
 ``C-RASP[periodic,local]``.
 
+**Stability.** Other stages (the compiler to a transformer) are written against this format;
+changes are listed here. Since the first version: ``Program.output_name`` (optional, default
+``None`` = the last Boolean operation); :class:`Relation`/:class:`Periodic` live in
+:mod:`rasplab.crasp.positional` and the JSON form in :mod:`rasplab.crasp.serialize` (both still
+importable from here).
+
 >>> ops = [Op("Q_a", "initial", symbol="a"), Op("C_a", "count", ("Q_a",)),
 ...        Op("Q_b", "initial", symbol="b"), Op("C_b", "count", ("Q_b",)),
 ...        Op("M", "compare", ("C_b", "C_a"), comparison="<=")]
@@ -78,8 +84,11 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from rasplab.crasp.positional import Periodic, Relation, require_local
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
+
+__all__ = ["CLASSES", "COMPARISONS", "KINDS", "Op", "Periodic", "Program", "Readout", "Relation"]
 
 BOOL_KINDS = (
     "initial",
@@ -109,124 +118,6 @@ _ARG_SORTS = {
     "add": "cc",
     "sub": "cc",
 }
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A translation-invariant relation R(i, j): holds iff ``i - j`` is in ``offsets``
-    (or, with ``cofinite``, iff ``i - j >= 0`` is *not* in ``offsets``).
-
-    Local (Definition 3) iff not cofinite: then R(i, j) implies ``i - tau <= j <= i`` with
-    ``tau = max(offsets)``.
-
-    >>> r = Relation(frozenset({1}))
-    >>> r.holds(5, 4), r.holds(5, 3), r.local, str(r)
-    (True, False, True, 'j = i-1')
-    >>> str(Relation(frozenset({0}), cofinite=True)), Relation(frozenset(), True).local
-    ('j <= i-1', False)
-    """
-
-    offsets: frozenset[int]
-    cofinite: bool = False
-
-    def __post_init__(self) -> None:
-        bad = [d for d in self.offsets if not isinstance(d, int) or d < 0]
-        if bad:
-            raise RasplabError(
-                f"relation offsets must be integers k >= 0 (j = i-k, j <= i), got {sorted(bad)}"
-            )
-        object.__setattr__(self, "offsets", frozenset(self.offsets))
-
-    @property
-    def local(self) -> bool:
-        """Whether the relation only relates positions at a bounded distance."""
-        return not self.cofinite
-
-    @property
-    def window(self) -> int:
-        """tau: the largest offset ``i - j`` for which the (local) relation holds."""
-        if self.cofinite:
-            raise RasplabError(f"relation {self} is not local: it has no window")
-        return max(self.offsets, default=0)
-
-    def holds(self, i: int, j: int) -> bool:
-        """R(i, j), straight from the definition."""
-        d = i - j
-        return d >= 0 and ((d in self.offsets) != self.cofinite)
-
-    def __or__(self, other: Relation) -> Relation:
-        """The union: R(i, j) or S(i, j)."""
-        a, b = self, other
-        if not a.cofinite and not b.cofinite:
-            return Relation(a.offsets | b.offsets)
-        if a.cofinite and b.cofinite:
-            return Relation(a.offsets & b.offsets, True)
-        fin, cof = (a, b) if b.cofinite else (b, a)
-        return Relation(cof.offsets - fin.offsets, True)
-
-    def __and__(self, other: Relation) -> Relation:
-        """The intersection: R(i, j) and S(i, j)."""
-        return ~(~self | ~other)
-
-    def __invert__(self) -> Relation:
-        """The complement among j <= i (a finite relation's complement is not local)."""
-        return Relation(self.offsets, not self.cofinite)
-
-    def __str__(self) -> str:
-        ds = sorted(self.offsets)
-        if self.cofinite:
-            if ds == list(range(len(ds))):
-                return f"j <= i-{len(ds)}" if ds else "j <= i"
-            return "i-j not in {" + ", ".join(map(str, ds)) + "}"
-        if len(ds) == 1:
-            return "j = i" if ds[0] == 0 else f"j = i-{ds[0]}"
-        if ds and ds == list(range(ds[0], ds[-1] + 1)):
-            return f"i-{ds[-1]} <= j <= i-{ds[0]}".replace("i-0", "i")
-        return "i-j in {" + ", ".join(map(str, ds)) + "}"
-
-
-def require_local(relation: Relation, where: str) -> None:
-    """Raise the one-line error for a relation that is not local (Definition 3)."""
-    if not relation.local:
-        raise RasplabError(
-            f"{where}: relation '{relation}' is not local (it relates positions arbitrarily "
-            "far apart); C-RASP counts allow only local relations (finitely many offsets "
-            "j = i-k): count over all j <= i and subtract the local part instead"
-        )
-
-
-@dataclass(frozen=True)
-class Periodic:
-    """A periodic positional predicate psi(i): holds iff ``i mod modulus`` is in ``residues``.
-
-    >>> p = Periodic(3, frozenset({0}))
-    >>> [p.holds(i) for i in range(5)], str(p)
-    ([True, False, False, True, False], 'i mod 3 = 0')
-    """
-
-    modulus: int
-    residues: frozenset[int]
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.modulus, int) or self.modulus < 1:
-            raise RasplabError(f"a periodic predicate needs a modulus >= 1, got {self.modulus!r}")
-        bad = [r for r in self.residues if not isinstance(r, int) or not 0 <= r < self.modulus]
-        if bad:
-            raise RasplabError(
-                f"residues of a periodic predicate mod {self.modulus} must lie in "
-                f"0..{self.modulus - 1}, got {sorted(bad)}"
-            )
-        object.__setattr__(self, "residues", frozenset(self.residues))
-
-    def holds(self, i: int) -> bool:
-        """psi(i), straight from the definition."""
-        return i % self.modulus in self.residues
-
-    def __str__(self) -> str:
-        rs = sorted(self.residues)
-        if len(rs) == 1:
-            return f"i mod {self.modulus} = {rs[0]}"
-        return f"i mod {self.modulus} in {{{', '.join(map(str, rs))}}}"
 
 
 @dataclass(frozen=True)
@@ -490,116 +381,22 @@ class Program:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        """Plain JSON data (see :func:`program_from_json` for the inverse)."""
-        ops = []
-        for op in self.ops:
-            d: dict = {"name": op.name, "kind": op.kind}
-            if op.args:
-                d["args"] = list(op.args)
-            if op.symbol is not None:
-                d["symbol"] = op.symbol
-            if op.value is not None:
-                d["value"] = op.value
-            if op.comparison is not None:
-                d["comparison"] = op.comparison
-            if op.relation is not None:
-                d["offsets"] = sorted(op.relation.offsets)
-            if op.period is not None:
-                d["modulus"] = op.period.modulus
-                d["residues"] = sorted(op.period.residues)
-            ops.append(d)
-        out = {"name": self.name, "alphabet": list(self.alphabet), "ops": ops}
-        if self.readout is not None:
-            out["readout"] = {
-                "kind": self.readout.kind,
-                "symbols": list(self.readout.symbols),
-                "ops": list(self.readout.ops),
-            }
-        if self.description:
-            out["description"] = self.description
-        if self.output_name is not None:
-            out["output"] = self.output_name
-        return out
+        """Plain JSON data (:func:`program_from_json` is the inverse)."""
+        from rasplab.crasp.serialize import program_to_json
+
+        return program_to_json(self)
 
 
 def program_from_json(data: dict) -> Program:
-    """A :class:`Program` from :meth:`Program.to_json` data; operations may come in any order
-    (they are put in topological order; a cycle is an error naming it).
+    """A :class:`Program` from :meth:`Program.to_json` data (see
+    :func:`rasplab.crasp.serialize.program_from_json`)."""
+    from rasplab.crasp import serialize
 
-    >>> p = program_from_json({"name": "t", "alphabet": ["a"], "ops": [
-    ...     {"name": "A", "kind": "compare_const", "args": ["C"], "comparison": ">",
-    ...      "value": 0},
-    ...     {"name": "C", "kind": "count", "args": ["Q"]},
-    ...     {"name": "Q", "kind": "initial", "symbol": "a"}]})
-    >>> [op.name for op in p.ops], program_from_json(p.to_json()) == p
-    (['Q', 'C', 'A'], True)
-    """
-    if not isinstance(data, dict) or not isinstance(data.get("ops"), list):
-        raise RasplabError("a C-RASP program in JSON is an object with 'name', 'alphabet', 'ops'")
-    known = {"name", "kind", "args", "symbol", "value", "comparison", "offsets", "modulus"}
-    ops = []
-    for d in data["ops"]:
-        if not isinstance(d, dict) or not {"name", "kind"} <= set(d):
-            raise RasplabError(f"each operation needs 'name' and 'kind', got {d!r}")
-        extra = set(d) - known - {"residues"}
-        if extra:
-            raise RasplabError(f"operation {d['name']!r}: unknown fields {sorted(extra)}")
-        rel = Relation(frozenset(d["offsets"])) if "offsets" in d else None
-        per = Periodic(d["modulus"], frozenset(d.get("residues", ()))) if "modulus" in d else None
-        ops.append(
-            Op(
-                d["name"],
-                d["kind"],
-                tuple(d.get("args", ())),
-                symbol=d.get("symbol"),
-                value=d.get("value"),
-                comparison=d.get("comparison"),
-                relation=rel,
-                period=per,
-            )
-        )
-    readout = data.get("readout")
-    if readout is not None:
-        readout = Readout(readout["kind"], tuple(readout["symbols"]), tuple(readout["ops"]))
-    return Program(
-        str(data.get("name", "program")),
-        tuple(data.get("alphabet", ())),
-        topological(ops),
-        readout,
-        str(data.get("description", "")),
-        data.get("output"),
-    )
+    return serialize.program_from_json(data)
 
 
 def topological(ops: list[Op] | tuple[Op, ...]) -> tuple[Op, ...]:
-    """``ops`` reordered so that every operation follows its arguments (stable: the given
-    order wherever it already works); a cycle raises an error naming it.
+    """``ops`` in topological order (see :func:`rasplab.crasp.serialize.topological`)."""
+    from rasplab.crasp import serialize
 
-    >>> a = Op("a", "not", ("b",)); b = Op("b", "not", ("a",))
-    >>> topological([a, b])
-    Traceback (most recent call last):
-    rasplab.errors.RasplabError: operations form a cycle: a -> b -> a
-    """
-    by_name = {op.name: op for op in ops}
-    state: dict[str, int] = {}  # 1 while on the stack, 2 once placed
-    out: list[Op] = []
-    for root in ops:
-        if state.get(root.name):
-            continue
-        stack = [(root.name, iter(root.args))]
-        state[root.name] = 1
-        while stack:
-            name, args = stack[-1]
-            arg = next(args, None)
-            if arg is None:
-                stack.pop()
-                state[name] = 2
-                out.append(by_name[name])
-            elif arg in by_name and state.get(arg) == 1:
-                path = [n for n, _ in stack]
-                cycle = path[path.index(arg) :] + [arg]
-                raise RasplabError(f"operations form a cycle: {' -> '.join(cycle)}")
-            elif arg in by_name and not state.get(arg):
-                state[arg] = 1
-                stack.append((arg, iter(by_name[arg].args)))
-    return tuple(out)
+    return serialize.topological(ops)
