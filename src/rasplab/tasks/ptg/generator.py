@@ -3,7 +3,10 @@
 :func:`build` takes a shape from ``plan.py`` (which fixes the line count and the number of
 trace steps) and fills it with statements of the grammar, executing each top-level line as it
 is written so that every ``if`` goes the way the shape says and no ``pop`` meets an empty list.
-Every variable is used in the body; the inputs are drawn with the program. The result is a
+Every variable is used in the body; the inputs are drawn with the program. A list loop of the
+shape (``("drain", m, n)``) consumes an input list that no earlier line touched (``while lst !=
+[]:``, ``x = lst.pop()``, then ``m`` statements that prefer to read ``x``); it never pops
+inside its body nor appends to its own list, so it runs once per element. The result is a
 :class:`~rasplab.tasks.ptg.program.Instance` traced by the fast tracer.
 
 >>> import numpy as np
