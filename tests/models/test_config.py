@@ -33,7 +33,10 @@ BAD_CONFIGS = [
     ({"entmax_alpha": 1.0}, "model.entmax_alpha must be in (1, 2]"),
     ({"pe": "rope", "width": 12, "heads": 4}, "rotary encodings need an even head dimension"),
     ({"attention": "path", "causal": False}, "'path' is inherently causal"),
-    ({"attention": "stick_breaking", "causal": False}, "use model.causal=true or one of: asentmax, entmax"),
+    (
+        {"attention": "stick_breaking", "causal": False},
+        "use model.causal=true or one of: asentmax, entmax",
+    ),
     ({"swan": True}, "model.swan=true sets each layer's encoding itself"),
     ({"swan": True, "pe": "rope", "layers": 1}, "model.swan=true needs model.layers >= 2"),
 ]
