@@ -2,10 +2,10 @@
 
 A shape is the sequence of top-level items of a function body (the ``def`` and ``return``
 lines aside): a simple statement (1 line, 1 step), an ``if`` block with ``k`` body lines
-(``k + 1`` lines; 1 step if not taken, ``k + 1`` if taken), a counter ``while`` block with ``m`` body
-statements run ``n`` times (counter and condition set before it, both updated at the end of the
-body: ``m + 5`` lines, ``3 + n (m + 3)`` steps) or a *list* ``while`` block that consumes an
-input list of ``n`` elements::
+(``k + 1`` lines; 1 step if not taken, ``k + 1`` if taken), a counter ``while`` block with
+``m`` body statements run ``n`` times (counter and condition set before it, both updated at
+the end of the body: ``m + 5`` lines, ``3 + n (m + 3)`` steps) or a *list* ``while`` block
+that consumes an input list of ``n`` elements::
 
     while lst_b != []:
         x = lst_b.pop()
@@ -17,10 +17,11 @@ bounds, list loops run once per element of an untouched input list and blocks do
 a shape and the list length fix the number of trace steps exactly.
 
 The *natural* shape distribution writes items one after another: a simple statement with
-probability 0.5, an ``if`` block 0.2 (size uniform, taken or not with probability 1/2), a
+probability 0.4, an ``if`` block 0.15 (size uniform, taken or not with probability 1/2), a
 counter ``while`` block 0.1 (body size and iteration count uniform) and a list ``while`` block
-0.2 (body size uniform). A split asks for programs whose
-lines lie in one range and trace steps in another; :meth:`Reach.draw` gives exactly what
+0.35 (body size uniform; list loops are that frequent so that most programs that can afford
+one have one). A split asks for programs whose lines lie in one range and trace steps in
+another; :meth:`Reach.draw` gives exactly what
 rejection sampling would (lines uniform, then a natural shape of that many lines, kept only
 if its steps fall in range) without rejecting anything, from tables of the probability mass
 of every (lines, steps) pair. Bit sets of the reachable pairs give exact feasibility.
