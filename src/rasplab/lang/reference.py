@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rasplab.errors import RasplabError
+from rasplab.lang import numbers
 from rasplab.lang.program import Program
 
 State = list[dict[str, Any]]  # one dict per position: variable -> value (None = undefined)
@@ -71,7 +72,8 @@ def attend(program: Program, state: State) -> State:
             ]
             if numerical:
                 vals = [state[j][head.value] for j in selected]
-                out[i][name] = sum(vals) / len(vals) if vals else None
+                centres = program.head_outputs[name].values
+                out[i][name] = numbers.mean(vals, centres) if vals else None
             else:
                 out[i][name] = state[selected[0]][head.value] if len(selected) == 1 else None
     return out
