@@ -275,7 +275,7 @@ def test_rule_conflict_names_both_rules_layer_and_position():
     with pytest.raises(RasplabError) as err:
         interpret(p, [[0, 1, 1]])
     assert str(err.value) == str(ref_err.value)
-    assert "layer 0, position 2" in str(err.value) and str(rules[0]) in str(err.value)
+    assert "layer 1, position 2" in str(err.value) and str(rules[0]) in str(err.value)
     assert str(rules[1]) in str(err.value)
     with pytest.raises(RasplabError, match=r"position 2: .*\(sequence 1 of the batch\)"):
         interpret(p, [[1, 0], [0, 1, 1]])

@@ -164,7 +164,8 @@ def _writes(table: RuleTable, pos: np.ndarray, rules: np.ndarray, n: int):
 
 
 def _conflicts(program: Program, table: RuleTable, pos, rules, bad, width: int, layer: int):
-    """``[(row, message)]``: per row with a double write, the reference's first conflict there.
+    """``[(row, message)]``: per row with a double write, the reference's first conflict there
+    (``layer`` numbered as in traces, from 1).
 
     ``bad`` (sorted flat positions with a double write) gives each row's first conflicting
     position; only the pairs fired there are searched.
@@ -288,7 +289,7 @@ def interpret(
         groups, bad = _writes(table, pos, rules, valid.size)
         ok = None  # None: every active row completes this layer; else [rows] bool
         if bad is not None:
-            found = _conflicts(program, table, pos, rules, bad, width, layer)
+            found = _conflicts(program, table, pos, rules, bad, width, layer + 1)
             if errors == "raise":  # the lowest sequence's (all active rows are at this layer)
                 row, message = found[0]
                 raise RasplabError(message + _suffix(int(ids[row]), size))

@@ -90,7 +90,9 @@ def _matches(program: Program, row: dict[str, Any], var: str, want: Any) -> bool
 
 
 def apply_mlp(program: Program, state: State, layer: int) -> tuple[State, list[list[int]]]:
-    """Fire every matching rule at every position; two writes to one variable is an error."""
+    """Fire every matching rule at every position; two writes to one variable is an error.
+
+    ``layer`` is the layer's number as traces show it (the first layer is 1)."""
     out, fired = [], []
     for pos, row in enumerate(state):
         new = dict(row)
@@ -124,7 +126,7 @@ def run_reference(
     halted = False
     while run.layers < limit and not halted:
         attended = attend(program, state)
-        state, fired = apply_mlp(program, attended, run.layers)
+        state, fired = apply_mlp(program, attended, run.layers + 1)
         run.after_attention.append(attended)
         run.after_mlp.append(state)
         run.fired.append(fired)
