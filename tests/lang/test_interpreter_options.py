@@ -175,7 +175,16 @@ def counting_program(xs, causal=False):
         z["mid"] = (0.0, 0.5, 1.0).index(z["mean"])
         z["got"] = z["one"]
 
-    return program(variables, heads, mlp, output="mid", input_range=3, max_layers=1, causal=causal)
+    return program(
+        variables,
+        heads,
+        mlp,
+        output="mid",
+        input_range=3,
+        max_layers=1,
+        causal=causal,
+        undefined="no_match",
+    )
 
 
 @pytest.mark.parametrize("causal", [False, True])

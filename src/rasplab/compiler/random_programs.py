@@ -246,6 +246,7 @@ def random_program(
         max_layers=layers,
         causal=causal,
         name="random",
+        undefined="no_match",  # the compiled model's semantics: an undefined value matches nothing
     )
 
 

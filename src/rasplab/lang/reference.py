@@ -8,7 +8,7 @@ batched interpreter and the compiled model are tested against it.
 ...     if x["left"] == 1:
 ...         x["out"] = 1
 >>> p = program({"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)},
-...             mlp, output="out", input_range=2, max_layers=1)
+...             mlp, output="out", input_range=2, max_layers=1, undefined="no_match")
 >>> run_reference(p, [1, 0, 1, 1]).output
 [0, 1, 0, 1]
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from rasplab.errors import RasplabError
 from rasplab.lang import numbers
-from rasplab.lang.program import Program
+from rasplab.lang.program import Program, undefined_read
 
 State = list[dict[str, Any]]  # one dict per position: variable -> value (None = undefined)
 
@@ -90,9 +90,18 @@ def _matches(program: Program, row: dict[str, Any], var: str, want: Any) -> bool
 
 
 def apply_mlp(program: Program, state: State, layer: int) -> tuple[State, list[list[int]]]:
-    """Fire every matching rule at every position; two writes to one variable is an error.
+    """Fire every matching rule at every position; two writes to one variable is an error, and
+    so (``program.undefined == "raise"``, checked first) is a rule that would fire but for an
+    atom on an undefined value.
 
     ``layer`` is the layer's number as traces show it (the first layer is 1)."""
+    if program.undefined == "raise":
+        for pos, row in enumerate(state):
+            for rule in program.rules:
+                missing = [v for v, _ in rule.lhs if row[v] is None]
+                defined = [(v, val) for v, val in rule.lhs if row[v] is not None]
+                if missing and all(_matches(program, row, v, val) for v, val in defined):
+                    raise RasplabError(undefined_read(rule, missing[0], layer, pos))
     out, fired = [], []
     for pos, row in enumerate(state):
         new = dict(row)
