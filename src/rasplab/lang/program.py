@@ -1,6 +1,6 @@
 """A validated transformer program: variables, attention heads, MLP rules, output, halting.
 
-Execution model (ALTA's, see ``references/alta.md``): one shared layer applied repeatedly;
+Execution model (ALTA's, Shaw et al. 2024; guide: ``docs/language.md``): one shared layer applied repeatedly;
 each layer runs every head on the residual stream, then the MLP rules at every position;
 head outputs are undefined again after every MLP. A run stops after a layer in which every
 position of the sequence has ``halt.var == halt.value``, or after exactly ``max_layers``
