@@ -410,3 +410,28 @@ def test_random_programs_match_reference(chunk):
             else:
                 assert "did not halt" in str(err.value)
     assert compared >= 100 and errors >= 1
+
+
+def test_describe_starts_with_a_summary_and_mlp_takes_several_functions():
+    def first(x):
+        if x["tok"] == 1:
+            x["a"] = 1
+
+    def second(x):
+        if x["tok"] == 0:
+            x["b"] = 1
+
+    p = program(
+        {"tok": input_var(2), "a": var(2), "b": var(2)},
+        {},
+        [first, second],
+        output="a",
+        input_range=2,
+        max_layers=1,
+    )
+    assert len(p.rules) == 2  # traced alone: neither rule tests what the other reads
+    assert interpret(p, [[1, 0]]).outputs == [[1, 0]]
+    summary = p.describe().splitlines()[1]
+    assert "3 variables (3 categorical, 0 numerical, 0 set), 0 heads, 2 update rules" in summary
+    with pytest.raises(RasplabError, match="got str; pass mlp as a list of Rules"):
+        program({"o": var(2)}, {}, ["if o == 0"], output="o", input_range=1)

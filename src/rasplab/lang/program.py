@@ -111,7 +111,17 @@ class Program:
 
     def describe(self) -> str:
         """A readable listing of variables, heads and rules."""
-        lines = [f"program {self.name}: output {self.output}, {len(self.rules)} rules"]
+        kinds = [v.kind for v in self.variables.values()]
+        counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("categorical", "numerical", "set"))
+        lines = [
+            f"program {self.name}: output {self.output}, {len(self.rules)} rules",
+            f"  summary: {len(self.variables)} variables ({counts}), {len(self.heads)} heads, "
+            f"{len(self.rules)} update rules + {reset_rule_count(self)} reset rules; "
+            + (f"halts on {self.halt.var} == {self.halt.value}" if self.halt else "no halt")
+            + f", at most {self.max_layers} layers"
+            + (", causal" if self.causal else "")
+            + f", undefined={self.undefined}",
+        ]
         for name, v in self.all_variables.items():
             detail = f"range {v.range}" if v.range is not None else f"values {v.values}"
             lines.append(f"  var {name}: {v.kind}, {detail}, init {v.init}")
@@ -243,7 +253,11 @@ def program(
             rules = [r for f in rules for r in rules_from_function(f, variables, readable)]
     for r in rules:
         if not isinstance(r, Rule):
-            raise RasplabError(f"MLP rules must be Rule objects, got {type(r).__name__}")
+            raise RasplabError(
+                f"MLP rules must be Rule objects, got {type(r).__name__}; pass mlp as a list "
+                "of Rules, one function f(x) or a list of functions (each traced alone), or "
+                "builder(fn)"
+            )
         if r.var in head_outputs:
             raise RasplabError(
                 f"rule writes head output {r.var!r}; an MLP may not write head outputs ({r})"
