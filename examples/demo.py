@@ -23,10 +23,10 @@ import torch
 from rasplab.analysis.minimal import evaluate_minimal, minimize
 from rasplab.compiler import compile_program, run_compiled
 from rasplab.compiler.stats import model_stats
-from rasplab.compiler.verify import verify_program
 from rasplab.harness import run_sweep
 from rasplab.lang import interpret
 from rasplab.programs import get_program
+from rasplab.programs.verify import verify_program
 from rasplab.reports import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
