@@ -44,7 +44,7 @@ function gridTable(id, header, rows) {
 
 function heatmap(t, rowsOf, selectedOf, label) {
   // rowsOf(i) -> [[j, w]...]; selectedOf(i) -> [j...] or null; returns [canvas, agreeing]
-  const cellPx = Math.max(2, Math.min(12, Math.floor(360 / Math.max(t, 1))));
+  const cellPx = Math.max(2, Math.min(24, Math.floor(360 / Math.max(t, 1))));
   const c = el("canvas", { width: t * cellPx, height: t * cellPx, "aria-label": label });
   const g = c.getContext("2d");
   g.fillStyle = "#fff";

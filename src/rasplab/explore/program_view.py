@@ -214,7 +214,9 @@ def program_view(
                         att_rows(
                             " ".join(
                                 f"{j}:{float(w[i, j]):.3g}"
-                                for j in torch.nonzero(w[i, :t] >= ATTENTION_FLOOR).flatten().tolist()
+                                for j in torch.nonzero(w[i, :t] >= ATTENTION_FLOOR)
+                                .flatten()
+                                .tolist()
                             )
                         )
                         for i in range(t)
