@@ -33,7 +33,7 @@ unembedding reads the output variable's one-hot dims, found by name in the layou
 >>> from rasplab.compiler import compile_program
 >>> w = hooked_weights(compile_program(get_program("parity_sequential_relative").program()), 8)
 >>> w.config["d_model"], w.config["d_head"], w.config["n_ctx"], sorted(w.blocks)
-(38, 16, 9, ['a', 'b', 'c'])
+(45, 16, 9, ['a', 'b', 'c'])
 """
 
 from __future__ import annotations

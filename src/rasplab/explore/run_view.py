@@ -82,8 +82,8 @@ def run_view(
     if encoder.kind == "regression":
         predictions = [f"{float(y):.3g}" for y in outputs[0, :, 0]]
     else:
-        predictions = [str(encoder.classes[int(i)]) for i in outputs[0].argmax(-1)]
-    targets = [None if y is None else str(y) for y in example.targets]
+        predictions = [_label(encoder.classes[int(i)]) for i in outputs[0].argmax(-1)]
+    targets = [None if y is None else _label(y) for y in example.targets]
     if encoder.kind == "regression":
         targets = [None if y is None else f"{float(y):.3g}" for y in example.targets]
     rows = _Interner()
@@ -136,6 +136,13 @@ def run_view(
             "scored": len(scored),
         },
     }
+
+
+def _label(value) -> str:
+    """A class as the page shows it (a next-symbol set as ``{a,b}``)."""
+    if isinstance(value, (tuple, frozenset, set)):
+        return "{" + ",".join(map(str, sorted(value, key=str))) + "}"
+    return str(value)
 
 
 def _result(path: Path) -> dict:
