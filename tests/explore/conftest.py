@@ -6,6 +6,8 @@ import pytest
 
 from rasplab.harness import experiment_from_dict, train
 
+from .browser import browser  # noqa: F401  (the headless chromium fixture)
+
 RUN = {
     "task": "tomita1",
     "seed": 0,

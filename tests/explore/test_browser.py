@@ -12,7 +12,8 @@ import pytest
 from rasplab.cli import main
 from rasplab.lang.interpreter import interpret
 from rasplab.programs import get_program
-from .browser import browser, open_page  # noqa: F401  (fixture)
+
+from .browser import open_page
 
 
 def _write(tmp_path, *args) -> str:
