@@ -32,6 +32,8 @@ layer of given inputs.
 from __future__ import annotations
 
 import json
+import warnings
+from contextlib import contextmanager
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,6 +59,15 @@ def _transformer_lens():
             "pip install 'rasplab[interp]'"
         ) from err
     return transformer_lens
+
+
+@contextmanager
+def _quiet():
+    """Silence TransformerLens 3.x's notice that HookedTransformer leaves in 4.0 (the
+    ``interp`` extra pins ``<4``)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="HookedTransformer is deprecated")
+        yield
 
 
 def layers_needed(model: CompiledTransformer, batch: Sequence[Sequence[int]]) -> int:
@@ -92,7 +103,7 @@ def to_hooked_transformer(
     cfg = tl.HookedTransformerConfig(
         n_layers=BLOCKS_PER_LAYER * layers, dtype=dtype, device="cpu", **w.config
     )
-    with torch.device("meta"):  # no memory for weights that are replaced below
+    with torch.device("meta"), _quiet():  # no memory for weights that are replaced below
         hooked = tl.HookedTransformer(cfg, move_to_device=False)
     return _load(hooked, w.embed, w.blocks, dtype)
 
@@ -208,6 +219,7 @@ def load_hooked(directory: str | Path):
     except (OSError, json.JSONDecodeError) as err:
         raise RasplabError(f"{str(path)!r} holds no TransformerLens export: {err}") from err
     config["dtype"] = getattr(torch, config["dtype"])
-    hooked = tl.HookedTransformer(tl.HookedTransformerConfig(device="cpu", **config))
+    with _quiet():
+        hooked = tl.HookedTransformer(tl.HookedTransformerConfig(device="cpu", **config))
     hooked.load_state_dict(state, strict=False)
     return hooked.eval()
