@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import json
 import warnings
-from contextlib import contextmanager
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch

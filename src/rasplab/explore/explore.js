@@ -286,6 +286,7 @@ function init() {
     e.preventDefault();
   });
   setStep(0);
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
 }
 
