@@ -11,7 +11,8 @@ layer "after attention" and "after MLP"):
    ``W_Q``, ``W_K``, the mask bias and the sink, exactly as the model does), and the rules
    read off the MLP's rule units.
 
-Every cell is marked agree/disagree. The page data is compact: rows of cells are strings
+Every cell, every rule fired and every head's selected positions is marked agree/disagree
+(``summary["all_agree"]`` says whether all of them agree). The page data is compact: rows of cells are strings
 (values separated by spaces) interned in one table, attention rows are sparse
 ``"j:weight"`` lists interned in another, so a weight-shared loop costs little per layer.
 
@@ -210,15 +211,14 @@ def program_view(
                 weights = None
                 if cl is not None and cl["weights"] is not None:
                     w = cl["weights"][h]
+                    picked = [
+                        torch.nonzero(w[i, :t] >= ATTENTION_FLOOR).flatten().tolist()
+                        for i in range(t)
+                    ]
+                    if picked != selected:
+                        all_agree = False
                     weights = [
-                        att_rows(
-                            " ".join(
-                                f"{j}:{float(w[i, j]):.3g}"
-                                for j in torch.nonzero(w[i, :t] >= ATTENTION_FLOOR)
-                                .flatten()
-                                .tolist()
-                            )
-                        )
+                        att_rows(" ".join(f"{j}:{float(w[i, j]):.3g}" for j in picked[i]))
                         for i in range(t)
                     ]
                     sink = [round(float(w[i, t]), 3) for i in range(t)]
