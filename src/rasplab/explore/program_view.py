@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 from rasplab.compiler.layout import INVALID, decode_columns
@@ -124,22 +125,23 @@ def compiled_steps(model: CompiledTransformer, ids: Sequence[int], max_layers: i
 
 
 def _selected(program: Program, group: list[str], state: dict, t: int) -> list[list[int]]:
-    """Positions the interpreter's head (first of the compiled group) selects, per query."""
+    """Positions the interpreter's head (first of the compiled group) selects, per query:
+    ``key[j] in query[i]``, ``j - i`` in the relative mask, ``j <= i`` when causal."""
     head = program.heads[group[0]]
     keys, queries = state[head.key], state[head.query]
+    rel = np.arange(t)[None, :] - np.arange(t)[:, None]  # [T, T]: j - i
+    allowed = np.ones((t, t), dtype=bool)
+    if head.relative is not None:
+        allowed &= np.isin(rel, sorted(head.relative))
+    if program.causal:
+        allowed &= rel <= 0
+    matches: dict = {}  # query value -> which keys it matches
     rows = []
-    for i in range(t):
-        q = queries[i]
-        query = q if isinstance(q, frozenset) else {q}
-        rows.append(
-            [
-                j
-                for j in range(t)
-                if keys[j] in query
-                and (head.relative is None or (j - i) in head.relative)
-                and not (program.causal and j > i)
-            ]
-        )
+    for i, q in enumerate(queries):
+        if q not in matches:
+            query = q if isinstance(q, frozenset) else {q}
+            matches[q] = np.array([k in query for k in keys], dtype=bool)
+        rows.append(np.flatnonzero(matches[q] & allowed[i]).tolist())
     return rows
 
 
@@ -210,11 +212,11 @@ def program_view(
                 selected = _selected(program, group, before, t)
                 weights = None
                 if cl is not None and cl["weights"] is not None:
-                    w = cl["weights"][h]
-                    picked = [
-                        torch.nonzero(w[i, :t] >= ATTENTION_FLOOR).flatten().tolist()
-                        for i in range(t)
-                    ]
+                    w = cl["weights"][h].numpy()
+                    rows_i, cols_j = np.nonzero(w[:, :t] >= ATTENTION_FLOOR)
+                    picked = [[] for _ in range(t)]
+                    for i, j in zip(rows_i.tolist(), cols_j.tolist()):
+                        picked[i].append(j)
                     if picked != selected:
                         all_agree = False
                     weights = [
