@@ -223,14 +223,10 @@ def program_view(
                         att_rows(" ".join(f"{j}:{float(w[i, j]):.3g}" for j in picked[i]))
                         for i in range(t)
                     ]
-                    sink = [round(float(w[i, t]), 3) for i in range(t)]
-                else:
-                    sink = None
                 heads.append(
                     {
                         "selected": [att_rows(" ".join(map(str, r))) for r in selected],
                         "weights": weights,
-                        "sink": sink,
                     }
                 )
             step["heads"] = heads
