@@ -4,6 +4,9 @@
   parity of its left neighbour through absolute position indices (``idx_left`` -> ``idx``).
 * ``parity_sequential_relative`` (Figure 8): the same loop with relative heads (offset -1)
   and a ``<start>`` token; no position embeddings, so nothing depends on the input length.
+* ``parity_sum_mod_2_categorical`` (App. D.1): the variant trained with trace supervision;
+  the first layer's MLP stores the count as a categorical ``num_ones``, the second maps it
+  to its parity.
 * ``parity_sum_mod_2`` (Figure 7): one layer; a numerical head averages a ``<start>``
   indicator over ``<start>`` and the ones, giving ``1/(k+1)`` for k ones; the MLP maps each
   bucket to ``k mod 2``. It needs one bucket (and rule) per possible number of ones.
@@ -138,6 +141,32 @@ def build_sum_mod_2(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
     )
 
 
+def build_sum_mod_2_categorical(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+    """The Sum + Modulo variant used for trace supervision (ALTA App. D.1): two layers; the
+    first MLP stores ``num_ones`` as a categorical variable, the second reads its parity."""
+    _check_max_length(max_length)
+    base = build_sum_mod_2(max_length)
+    variables = {**base.variables, "num_ones": var(max_length + 1)}
+
+    def rules(m) -> None:
+        for k in m.get("num_ones"):
+            if k == 0:  # not yet counted (counting is idempotent, so later layers skip it)
+                for x in m.get("x"):
+                    m.set("num_ones", round(1 / x) - 1)
+        for k in m.get("num_ones"):
+            m.set("parity", k % 2)
+
+    return program(
+        variables,
+        {"x": base.heads["x"]},
+        builder(rules),
+        output="parity",
+        input_range=3,
+        max_layers=2,
+        name="parity_sum_mod_2_categorical",
+    )
+
+
 def _bits(text: str) -> list[int]:
     return [int(b) for b in parse_tokens(text, ["0", "1"], "parity input")]
 
@@ -225,6 +254,14 @@ SUM_MOD_2 = _entry(
     "parity_sum_mod_2",
     "parity in one layer: count the ones by attention, then mod 2 (ALTA Fig. 7)",
     build_sum_mod_2,
+    encode_with_start,
+    DEFAULT_MAX_LENGTH,
+)
+SUM_MOD_2_CATEGORICAL = _entry(
+    "parity_sum_mod_2_categorical",
+    "parity in two layers: count the ones by attention, store the count as a categorical "
+    "variable, then its parity (ALTA App. D.1, the trace-supervision variant)",
+    build_sum_mod_2_categorical,
     encode_with_start,
     DEFAULT_MAX_LENGTH,
 )
