@@ -229,8 +229,14 @@ def check_optimum(
                 change = loss(params) - base
                 a[idx] = old
                 if change < -1e-3 * alpha * h:
-                    descent.append({"parameter": name, "index": list(idx), "sign": sign,
-                                    "change_per_unit": float(change / h)})
+                    descent.append(
+                        {
+                            "parameter": name,
+                            "index": list(idx),
+                            "sign": sign,
+                            "change_per_unit": float(change / h),
+                        }
+                    )
                 elif change <= 1e-3 * alpha * h:
                     flat.append({"parameter": name, "index": list(idx), "sign": sign})
     names = [n for n, _ in _variables(program)]
@@ -239,8 +245,14 @@ def check_optimum(
         col = offsets[names.index(name)] + val
         w1[j, col] -= h
         b1[j] += h
-        joint.append({"rule": j, "variable": name, "value": val,
-                      "change_per_unit": float((loss(params) - base) / h)})
+        joint.append(
+            {
+                "rule": j,
+                "variable": name,
+                "value": val,
+                "change_per_unit": float((loss(params) - base) / h),
+            }
+        )
         w1[j, col] += h
         b1[j] -= h
     return OptimumReport(

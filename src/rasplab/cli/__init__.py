@@ -31,6 +31,7 @@ def _register_commands() -> None:
     from rasplab.cli import explore as explore_cmds
     from rasplab.cli import export as export_cmds
     from rasplab.cli import programs as program_cmds
+    from rasplab.cli import trace_supervise as trace_cmds
     from rasplab.cli import train as train_cmds
 
     for module in (
@@ -42,6 +43,7 @@ def _register_commands() -> None:
         crasp_cmds,
         explore_cmds,
         export_cmds,
+        trace_cmds,
     ):
         module.register(app)
 

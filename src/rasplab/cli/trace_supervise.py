@@ -1,0 +1,145 @@
+"""CLI subcommands for learnability (ALTA Section 3): ``trace-supervise``, ``trace-figure``,
+``check-optimum`` (thin wrappers over :mod:`rasplab.analysis`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from rasplab.cli.compile import PROGRAM_HELP
+
+
+def _overrides(pairs: list[str]) -> dict:
+    """``["steps=100", ...]`` -> ``{"steps": 100}`` (values parsed as YAML scalars)."""
+    import yaml
+
+    from rasplab.errors import RasplabError
+
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise RasplabError(f"--set takes KEY=VALUE, got {pair!r}")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def trace_record(name: str, config: str | None, sets: list[str], out: str | None) -> dict:
+    """Run trace supervision for ``name``; write ``result.json`` and the PNG under ``out``."""
+    from rasplab.analysis.trace_config import load_trace_config
+    from rasplab.analysis.trace_figure import trace_figure
+    from rasplab.analysis.trace_supervision import trace_supervise
+    from rasplab.harness.checkpoint import atomic_write_bytes
+    from rasplab.programs.loading import resolve_program
+
+    cfg = load_trace_config(config, _overrides(sets))
+    entry = resolve_program(name)
+    folder = Path(out) if out else Path("runs") / "trace_supervision" / entry.name
+    print(f"trace-supervise {name}: tracing, training, evaluating", file=sys.stderr)
+    result = trace_supervise(entry, cfg)
+    record = result.record()
+    data = {
+        "program": entry.name,
+        "split": result.split,
+        "record": record,
+        "pairs": result.pairs,
+        "config": result.config,
+        "lengths": result.lengths,
+        "ones": result.ones,
+        "correct": result.correct,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(folder / "result.json", json.dumps(data).encode())
+    trace_figure([data], folder / "trace_supervision.png")
+    return record
+
+
+_SET_OPTION = typer.Option(
+    [], "--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."
+)
+_FOLDERS = typer.Argument(..., metavar="DIR...", help="trace-supervise --out folders.")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this stage's subcommands to ``app``."""
+
+    @app.command("trace-supervise", short_help="Learn a program's MLP from its traces (ALTA C.1).")
+    def trace_supervise_command(
+        name: str = typer.Argument(..., metavar="PROGRAM", help=PROGRAM_HELP),
+        config: str = typer.Option(None, "--config", metavar="FILE", help="YAML trace config."),
+        sets: list[str] = _SET_OPTION,
+        out: str = typer.Option(
+            None, "--out", metavar="DIR", help="Folder for result.json and the PNG."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    ) -> None:
+        """Train the MLP on interpreter traces, plug it into the compiled model, score it.
+
+        Prints accuracy on test inputs of length <= 20, > 20 and with > 20 ones (20: the
+        longest training length), the final training loss and the seconds taken.
+        """
+        record = trace_record(name, config, sets, out)
+        if as_json:
+            print(json.dumps(record))
+            return
+        for key, value in record.items():
+            print(f"{key:16} {value:.4f}")
+
+    @app.command("trace-figure", short_help="One accuracy figure from several trace runs.")
+    def trace_figure_command(
+        folders: list[str] = _FOLDERS,
+        out: str = typer.Option(..., "--out", metavar="PNG", help="Where to write the figure."),
+    ) -> None:
+        """Accuracy by length and by number of ones, one line per trace-supervise run."""
+        from rasplab.analysis.trace_figure import trace_figure
+        from rasplab.errors import RasplabError
+
+        results = []
+        for folder in folders:
+            path = Path(folder) / "result.json"
+            try:
+                results.append(json.loads(path.read_text()))
+            except (OSError, ValueError) as err:
+                raise RasplabError(f"cannot read {str(path)!r}: {err}") from None
+        trace_figure(results, out)
+
+    @app.command("check-optimum", short_help="Theorems 1-2: minimal rule set vs local optimum.")
+    def check_optimum_command(
+        name: str = typer.Argument(..., metavar="PROGRAM", help=PROGRAM_HELP),
+        train_lengths: str = typer.Option(
+            ..., "--train-lengths", metavar="A-B", help="Training length bin A-B."
+        ),
+        samples: int = typer.Option(
+            None, "--samples", help="Inputs: all of the bin if it holds at most this many."
+        ),
+        alpha: float = typer.Option(0.5, "--alpha", help="L1 regulariser weight, in (0, 1)."),
+        seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    ) -> None:
+        """Is the rule set minimal for the training inputs (ALTA Def. 1), and are the compiled
+        MLP parameters a strict coordinate-wise local optimum of the regularised loss?"""
+        from rasplab.analysis.optimum import check_optimum
+        from rasplab.programs.loading import resolve_program
+
+        entry = resolve_program(name)
+        texts, _ = entry.inputs(train_lengths, samples or 2000, seed, "check-optimum")
+        report = check_optimum(entry.program(), [entry.encode(x) for x in texts], alpha)
+        record = {"program": entry.name, "train_lengths": train_lengths, **report.record()}
+        if as_json:
+            print(json.dumps(record))
+            return
+        for key in ("minimal", "strict_optimum", "agrees_with_theorems", "removable_rules"):
+            print(f"{key:22} {record[key]}")
+        print(f"{'removable_constraints':22} {record['removable_constraints']}")
+        for d in record["descent_directions"]:
+            print(
+                f"descent: {d['parameter']}{d['index']} {d['sign']:+.0f}: {d['change_per_unit']:+.3f}"
+            )
+        for d in record["constraint_directions"]:
+            print(
+                f"two-coordinate descent (rule {d['rule']}, {d['variable']}=={d['value']}): "
+                f"{d['change_per_unit']:+.3f}"
+            )
