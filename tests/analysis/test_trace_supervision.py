@@ -77,7 +77,7 @@ def test_runner_with_the_compiled_mlp_matches_the_reference(name):
 
 
 def test_trained_mlp_computes_parity_at_every_length():
-    cfg = TraceConfig(train_samples=200, test_samples=150, steps=1500, learning_rate=1e-2)
+    cfg = TraceConfig(train_samples=200, test_samples=150, steps=1500, learning_rate=3e-3)
     result = trace_supervise(get_program("parity_sequential_relative"), cfg)
     record = result.record()
     assert record["length_le_20"] == 1.0

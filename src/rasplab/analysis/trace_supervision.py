@@ -9,8 +9,9 @@
    and the output read-out stay compiled (:func:`run_learned`);
 5. score it on test inputs by length and by number of ones (:func:`trace_supervise`).
 
-The learned MLP reads every slot of the residual and writes the ordinary variables' slots
-(``out - in`` is its target, as the residual connection adds it). Two parts stay compiled,
+The learned MLP reads every slot of the residual and writes the slots of the variables that
+some rule writes, as the compiled MLP's output rows do (a learned write to a query or key
+variable, even of 0.01, would move the compiled attention's exact score ties). Two parts stay compiled,
 as in ALTA's compiled MLP: a numerical variable with bucket centres is read as the one-hot
 of its nearest centre (ALTA's first MLP layers; with noise of 0.1 a raw ``1/(k+1)`` could
 not be told apart from its neighbours), and the head outputs are reset to undefined (zero)
@@ -91,7 +92,7 @@ def mlp_pairs(
 
 class LearnedMLP(nn.Module):
     """The trained MLP sub-layer: compiled read-out of numerical buckets, a ReLU/GELU MLP
-    writing the ordinary slots, compiled reset of the head outputs."""
+    writing the slots of the variables the rules write, compiled reset of the head outputs."""
 
     def __init__(self, program: Program, layout: Layout, config: TraceConfig):
         super().__init__()
@@ -99,6 +100,7 @@ class LearnedMLP(nn.Module):
         copy: list[int] = []
         self.buckets: list[tuple[int, torch.Tensor, int | None]] = []  # (dim, centres, flag)
         written: list[int] = []
+        targets = {rule.var for rule in program.rules}
         for slot in layout.slots:
             spec = program.all_variables[slot.name]
             if slot.kind == "numerical" and spec.values is not None:
@@ -107,7 +109,7 @@ class LearnedMLP(nn.Module):
                 copy += [slot.flag] if slot.head else []
             else:
                 copy += list(range(slot.start, slot.stop))
-            if not slot.head:
+            if slot.name in targets:
                 written += list(range(slot.start, slot.stop))
         self.register_buffer("copy", torch.tensor(copy, dtype=torch.long))
         self.register_buffer("written", torch.tensor(written, dtype=torch.long))
