@@ -110,6 +110,11 @@ def test_config_keeps_only_its_grid_and_other_settings_are_an_error(store, tmp_p
     path.write_text(yaml.safe_dump(only_tomita))
     table = build_table(db=db, config=path, tasks=["tomita1", "aa_star"])
     assert [r.agree == "not measured" for r in table.rows] == [False, True]
+    # a config whose grid no stored run belongs to (one setting changed) is an error
+    changed = dict(SWEEP, base=dict(SWEEP["base"], train=dict(SWEEP["base"]["train"], steps=11)))
+    path.write_text(yaml.safe_dump(changed))
+    with pytest.raises(RasplabError, match="none of the 8 runs .* belongs to the current grid"):
+        build_table(db=db, config=path)
     # a second setting for one task (another learning rate) in the same store
     other = dict(SWEEP, name="other_lr")
     other["base"] = dict(SWEEP["base"], train=dict(SWEEP["base"]["train"], lr=0.02))

@@ -143,6 +143,12 @@ def measure(
     grid = None if config is None else {e.hash() for e in load_sweep(config).expand()}
     with ResultsStore(db, create=False) as store:
         records = store.runs()
+    if grid is not None and records and not any(r.run_id in grid for r in records):
+        raise RasplabError(
+            f"none of the {len(records)} runs in {str(db)!r} belongs to the current grid of "
+            f"{str(config)!r} (a run id is the hash of its resolved config, so the config or "
+            "a default changed since they ran); leave out --config to use every run"
+        )
     groups: dict = defaultdict(list)
     for r in records:
         pe = (r.config.get("model") or {}).get("pe")

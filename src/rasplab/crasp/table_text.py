@@ -83,7 +83,7 @@ def _accuracies(m, which: dict) -> str:
 def _status(r: TableRow, encoding: str) -> str:
     m = r.measurement(encoding)
     if m is None or not m.seeds:
-        return "not measured"
+        return "not measured" + (f" ({m.unfinished} unfinished)" if m and m.unfinished else "")
     return f"{m.status} ({len(m.fitted_seeds)}/{len(m.seeds)} fitted)"
 
 
@@ -139,7 +139,7 @@ def markdown(table: CraspTable) -> str:
         for r in table.rows:
             for e in ENCODING_NAMES:
                 m = r.measurement(e)
-                if m is None:
+                if m is None or not m.seeds:
                     continue
                 n = "/".join(str(m.counts.get(b, "?")) for b in m.bins)
                 lines.append(
