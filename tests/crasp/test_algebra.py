@@ -144,6 +144,13 @@ def test_length_images_by_enumerating_words_of_each_length(name):
         direct = frozenset(monoid.image(w) for w in product(automaton.alphabet, repeat=t))
         expected = sets[t - 1] if t <= len(sets) else sets[(t - start) % period + start - 1]
         assert direct == expected, t
+    s = monoid.stability_index  # the smallest s with eta(A^s) = eta(A^2s), by enumeration
+    if k ** (2 * s) <= 5_000:
+        direct = [
+            frozenset(monoid.image(w) for w in product(automaton.alphabet, repeat=t))
+            for t in range(1, 2 * s + 1)
+        ]
+        assert [u for u in range(1, s + 1) if direct[u - 1] == direct[2 * u - 1]][0] == s
 
 
 def test_hand_made_monoids():

@@ -165,11 +165,17 @@ class SyntacticMonoid:
             sets.append(nxt)
 
     @cached_property
+    def stability_index(self) -> int:
+        """The smallest s >= 1 with eta(A^s) = eta(A^2s): the smallest multiple of the
+        period of the sets eta(A^t) that is at least their preperiod."""
+        _, start, period = self.length_images
+        return period * -(-start // period)
+
+    @cached_property
     def stable_semigroup(self) -> frozenset:
-        """S = eta(A^s) for the smallest s >= 1 with eta(A^s) = eta(A^2s)."""
+        """S = eta(A^s) for s the :attr:`stability_index`."""
         sets, start, period = self.length_images
-        s = period * -(-start // period)  # the smallest multiple of the period >= start
-        stable = sets[(s - start) % period + start - 1]
+        stable = sets[(self.stability_index - start) % period + start - 1]
         if self.multiply(stable, stable) != stable:  # eta(A^s) eta(A^s) = eta(A^2s) = S
             raise AssertionError("stable semigroup is not closed under multiplication")
         return stable
