@@ -8,7 +8,9 @@ from rasplab.crasp import library
 from rasplab.crasp.expressibility import RECORDED, row, rows, task_names
 from rasplab.errors import RasplabError
 from rasplab.harness.sweepconfig import load_sweep
+from rasplab.tasks import Example, Task, register
 from rasplab.tasks import task_names as registered
+from rasplab.tasks.automata import Automaton
 
 # Huang et al. Table 2 (C-RASP[], C-RASP[periodic,local], dot-depth) and Table 3 (C-RASP[],
 # C-RASP[periodic,local], AC0), as printed in the paper.
@@ -101,3 +103,44 @@ def test_rows_subset_in_table_order_and_unknown_names():
     assert [r.task for r in rows(["sort", "tomita1"])] == ["tomita1", "sort"]
     with pytest.raises(RasplabError, match="unknown task for the C-RASP table 'tomita9'"):
         rows(["tomita9"])
+
+
+class UserAbStar(Task):
+    """A user's own language task: (ab)*, star-free (complement of b... + ...a + ...aa... +
+    ...bb...), so in AC0; no C-RASP program is known to rasplab."""
+
+    name = "user_ab_star"
+    description = "(ab)*"
+    vocab = ("<pad>", "<bos>", "<eos>", "a", "b")
+    target_kind = "next_set"
+    automaton = Automaton.build("ab", {"s": {"a": "t"}, "t": {"b": "s"}}, "s", {"s"})
+
+    def sample(self, rng, length):
+        s = "ab" * (length // 2)
+        return Example(("<bos>", *s, "<eos>"), (*self.automaton.next_sets(s), None), length)
+
+
+if UserAbStar.name not in registered():
+    register(UserAbStar.name)(UserAbStar)
+
+
+def test_a_users_registered_tasks_get_rows_with_what_can_be_computed():
+    hist, mine = rows(["rasp_hist", "user_ab_star", "tomita2"])[1:]
+    assert rows(["rasp_hist", "user_ab_star", "tomita2"])[0].task == "tomita2"
+    assert (mine.star_free, mine.ac0, mine.ac0_source, mine.monoid_size) == (
+        True,
+        True,
+        "computed",
+        6,
+    )
+    assert (mine.crasp.answer, mine.crasp_periodic_local.answer, mine.prediction) == (
+        "not known",
+        "not known",
+        "not known",
+    )
+    assert (hist.info.kind, hist.star_free, hist.ac0, hist.prediction) == (
+        "other",
+        None,
+        None,
+        "not known",
+    )

@@ -14,7 +14,11 @@ prediction the seed draws from them:
   from Table 3. **dot-depth** is cited from Table 2 (not computed).
 * **prediction**: ``"NoPE"`` (length generalization even without positions) when a C-RASP[]
   program exists, ``"APE only"`` when only a C-RASP[periodic,local] program exists,
-  ``"neither"`` otherwise (Theorems 7 and 9 of Huang et al.).
+  ``"neither"`` when both are "no" or "none found" (Theorems 7 and 9 of Huang et al.).
+
+Any other registered task gets a row too: a language task (one with an ``automaton``) has
+its star-free and AC0 columns computed; a C-RASP column without a library program and
+without a recorded verdict is ``"not known"``, and so is the prediction then.
 
 >>> r = row("aa_star")
 >>> r.crasp.answer, r.crasp_periodic_local.program, r.star_free, r.ac0, r.prediction
@@ -31,7 +35,8 @@ from dataclasses import dataclass
 from rasplab.errors import unknown_name
 
 PLAIN, PERIODIC_LOCAL = "C-RASP[]", "C-RASP[periodic,local]"
-PREDICTIONS = ("NoPE", "APE only", "neither")
+PREDICTIONS = ("NoPE", "APE only", "neither", "not known")
+NOT_KNOWN = "not known"
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class TaskInfo:
 
     name: str
     label: str
-    kind: str  # "language" | "algorithmic"
+    kind: str  # "language" | "algorithmic" | "other" (a registered task outside the tables)
     measured_task: str | None
     dot_depth: int | None = None  # Table 2 (star-free languages only)
     ac0_cited: bool | None = None  # Table 3 (algorithmic tasks only)
@@ -180,8 +185,8 @@ class ExpressibilityRow:
     crasp: Verdict
     crasp_periodic_local: Verdict
     star_free: bool | None  # None: not a regular language in its task format
-    ac0: bool
-    ac0_source: str  # "computed" | "Table 3"
+    ac0: bool | None  # None: not known (a user's non-language task)
+    ac0_source: str  # "computed" | "Table 3" | "not known"
     monoid_size: int | None
 
     @property
@@ -196,10 +201,13 @@ class ExpressibilityRow:
 
     @property
     def prediction(self) -> str:
-        """``"NoPE"``, ``"APE only"`` or ``"neither"``."""
+        """``"NoPE"``, ``"APE only"``, ``"neither"`` or ``"not known"``."""
         if self.crasp.answer == "yes":
             return "NoPE"
-        return "APE only" if self.crasp_periodic_local.answer == "yes" else "neither"
+        if self.crasp_periodic_local.answer == "yes":
+            return "APE only"
+        answers = (self.crasp.answer, self.crasp_periodic_local.answer)
+        return NOT_KNOWN if NOT_KNOWN in answers else "neither"
 
 
 def verdict(task: str, crasp_class: str) -> Verdict:
@@ -214,30 +222,48 @@ def verdict(task: str, crasp_class: str) -> Verdict:
         e = programs[0]
         return Verdict("yes", e.name, e.source, f"verified library program ({e.crasp_class})")
     if recorded is None:
-        raise AssertionError(f"{task}: no library program and no recorded verdict in {crasp_class}")
+        if task in _INFO:
+            raise AssertionError(f"{task}: no library program and no recorded verdict")
+        return Verdict(NOT_KNOWN, None, "no library program", "no program and no recorded proof")
     answer, reason, detail = recorded
     return Verdict(answer, None, reason, detail)
 
 
 @functools.cache
-def _algebra(info: TaskInfo) -> tuple[bool | None, bool, str, int | None]:
+def _algebra(info: TaskInfo) -> tuple[bool | None, bool | None, str, int | None]:
     """(star-free, AC0, where AC0 comes from, syntactic monoid size) of a task (computed
     once per process: the automata are fixed data)."""
-    if info.kind == "algorithmic":
-        return None, bool(info.ac0_cited), "Table 3", None
+    if info.kind != "language":
+        known = info.ac0_cited is not None
+        return None, info.ac0_cited, "Table 3" if known else NOT_KNOWN, None
     from rasplab.crasp.algebra import is_aperiodic, is_quasi_aperiodic, syntactic_monoid
-    from rasplab.tasks.languages import PARITY_LANGUAGE, language
+    from rasplab.tasks import get_task
+    from rasplab.tasks.languages import PARITY_LANGUAGE
 
-    automaton = PARITY_LANGUAGE[1] if info.name == "parity_language" else language(info.name)
+    if info.name == "parity_language":
+        automaton = PARITY_LANGUAGE[1]
+    else:
+        automaton = get_task(info.name).automaton
     monoid = syntactic_monoid(automaton)
     return is_aperiodic(monoid), is_quasi_aperiodic(monoid), "computed", len(monoid.elements)
 
 
+def _info(task: str) -> TaskInfo:
+    """The seed's facts about ``task``, or those of another registered task (its automaton
+    decides whether it is a language; nothing is cited for it)."""
+    if task in _INFO:
+        return _INFO[task]
+    from rasplab.tasks import get_task, task_names
+
+    if task not in task_names():
+        raise unknown_name("task for the C-RASP table", task, {*_INFO, *task_names()})
+    is_language = hasattr(get_task(task), "automaton")
+    return TaskInfo(task, task, "language" if is_language else "other", task)
+
+
 def row(task: str) -> ExpressibilityRow:
-    """The row of ``task`` (one of :func:`task_names`)."""
-    if task not in _INFO:
-        raise unknown_name("task for the C-RASP table", task, _INFO)
-    info = _INFO[task]
+    """The row of ``task``: one of :func:`task_names` or any other registered task."""
+    info = _info(task)
     star_free, ac0, source, size = _algebra(info)
     return ExpressibilityRow(
         info, verdict(task, PLAIN), verdict(task, PERIODIC_LOCAL), star_free, ac0, source, size
@@ -250,12 +276,12 @@ def task_names() -> list[str]:
 
 
 def rows(tasks: list[str] | None = None) -> list[ExpressibilityRow]:
-    """The rows of ``tasks`` (default: all), in table order; unknown names are an error."""
+    """The rows of ``tasks`` (default: the 26 of the paper's tables): those in table order,
+    then other registered tasks in the order given; unknown names are an error."""
     wanted = task_names() if not tasks else list(dict.fromkeys(tasks))
-    for t in wanted:
-        if t not in _INFO:
-            raise unknown_name("task for the C-RASP table", t, _INFO)
-    return [row(t) for t in task_names() if t in wanted]
+    infos = {t: _info(t) for t in wanted}  # raises on an unknown name before any work
+    ordered = [t for t in task_names() if t in infos] + [t for t in wanted if t not in _INFO]
+    return [row(t) for t in ordered]
 
 
 __all__ = [

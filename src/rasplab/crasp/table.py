@@ -40,8 +40,11 @@ class TableRow:
     row: ExpressibilityRow
     measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" -> Measurement
 
-    def expected(self, encoding: str) -> bool:
-        """Whether the prediction says ``encoding`` length-generalizes on this task."""
+    def expected(self, encoding: str) -> bool | None:
+        """Whether the prediction says ``encoding`` length-generalizes on this task (None:
+        no prediction)."""
+        if self.row.prediction == "not known":
+            return None
         if encoding == "NoPE":
             return self.row.prediction == "NoPE"
         return self.row.prediction != "neither"
@@ -51,12 +54,15 @@ class TableRow:
         return self.measurements.get(encoding)
 
     def agreement(self, encoding: str) -> str:
-        """``"yes"``, ``"no"``, ``"inconclusive"`` (no fitted seed, or no longer bins) or
-        ``"not measured"``."""
+        """``"yes"``, ``"no"``, ``"inconclusive"`` (no fitted seed, no longer bins, or no
+        prediction) or ``"not measured"``."""
         m = self.measurement(encoding)
         if m is None or not m.seeds:
             return "not measured"
-        if m.status not in ("generalizes", "does not generalize"):
+        if (
+            m.status not in ("generalizes", "does not generalize")
+            or self.expected(encoding) is None
+        ):
             return "inconclusive"
         return "yes" if (m.status == "generalizes") == self.expected(encoding) else "no"
 

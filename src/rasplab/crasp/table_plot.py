@@ -23,6 +23,7 @@ VERDICT_COLORS = {
     "yes": (0.55, 0.80, 0.55),
     "no": (0.93, 0.55, 0.52),
     "none found": (0.98, 0.75, 0.45),
+    "not known": (1.0, 1.0, 1.0),
     None: (0.85, 0.85, 0.85),
 }
 AGREE_COLORS = {
@@ -46,12 +47,12 @@ def _cells(table: CraspTable) -> tuple[list[str], list[list[tuple[str, tuple]]]]
     for r in table.rows:
         x = r.row
         star = None if x.star_free is None else ("yes" if x.star_free else "no")
-        ac0 = "yes" if x.ac0 else "no"
+        ac0 = "not known" if x.ac0 is None else ("yes" if x.ac0 else "no")
         cells = [
             (x.crasp.answer, VERDICT_COLORS[x.crasp.answer]),
             (x.crasp_periodic_local.answer, VERDICT_COLORS[x.crasp_periodic_local.answer]),
             (star or "–", VERDICT_COLORS[star]),
-            (ac0 if x.ac0_source == "computed" else f"{ac0}*", VERDICT_COLORS[ac0]),
+            (f"{ac0}*" if x.ac0_source == "Table 3" else ac0, VERDICT_COLORS[ac0]),
             (x.prediction, (1.0, 1.0, 1.0)),
         ]
         if table.measured:

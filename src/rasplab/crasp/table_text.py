@@ -123,7 +123,8 @@ def markdown(table: CraspTable) -> str:
         x = r.row
         cells = [str(i), f"{x.task} ({x.info.label})", x.crasp.text()]
         cells += [x.crasp_periodic_local.text(), yes_no(x.star_free) or "–"]
-        ac0 = yes_no(x.ac0) + ("" if x.ac0_source == "computed" else " (Table 3)")
+        ac0 = yes_no(x.ac0) or "not known"
+        ac0 += " (Table 3)" if x.ac0_source == "Table 3" else ""
         cells += [ac0, "–" if x.dot_depth is None else str(x.dot_depth), x.prediction]
         if table.measured:
             cells += [_status(r, "APE"), _status(r, "NoPE"), r.agree]
@@ -179,7 +180,7 @@ def csv_text(table: CraspTable) -> str:
         row = [x.task, x.info.label, x.crasp.answer, x.crasp.program or x.crasp.reason]
         row += [x.crasp_periodic_local.answer]
         row += [x.crasp_periodic_local.program or x.crasp_periodic_local.reason]
-        row += [yes_no(x.star_free) or "", yes_no(x.ac0), x.ac0_source, x.dot_depth or ""]
+        row += [yes_no(x.star_free) or "", yes_no(x.ac0) or "", x.ac0_source, x.dot_depth or ""]
         row += [x.prediction]
         if table.measured:
             for e in ENCODING_NAMES:
@@ -188,7 +189,7 @@ def csv_text(table: CraspTable) -> str:
                     row += ["not measured", 0, 0, "", "", "", "not measured"]
                     continue
                 acc = [
-                    " ".join(f"{d[b]:.4f}" if b in d else "" for b in m.bins)
+                    " ".join(f"{d[b]:.4f}" if b in d else "nan" for b in m.bins) if d else ""
                     for d in (m.all, m.fitted)
                 ]
                 row += [m.status, len(m.seeds), len(m.fitted_seeds), " ".join(m.bins), *acc]
