@@ -40,9 +40,11 @@ def register(crasp_app: typer.Typer) -> None:
             help="Accuracy for 'fitted' (in-distribution) and 'generalizes' (longer bins).",
         ),
     ) -> None:
-        """One row per task: C-RASP programs or the paper's 'no', star-free, AC0,
-        dot-depth, the predicted length generalization (NoPE / APE only / neither) and,
-        with --db, the measured accuracy per bin for APE and NoPE and whether they agree."""
+        """Expressibility table (Tables 2-3), predictions, and measured APE/NoPE accuracy.
+
+        One row per task: C-RASP programs or the paper's 'no', star-free, AC0, dot-depth,
+        the predicted length generalization (NoPE / APE only / neither) and, with --db, the
+        measured accuracy per bin for APE and NoPE and whether they agree."""
         from rasplab.crasp.table import build_table, write_table
         from rasplab.crasp.table_text import markdown, records
 
