@@ -116,7 +116,7 @@ def markdown(table: CraspTable) -> str:
     """The table as Markdown: the expressibility table with the prediction (and, when
     measured, each encoding's status and the agreement), then the accuracies per bin, then
     the definitions and the reasons of every "no"."""
-    head = ["#", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0", "dot-depth"]
+    head = ["row", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0", "dot-depth"]
     head += ["prediction"] + (["APE", "NoPE", "agree"] if table.measured else [])
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for i, r in enumerate(table.rows, 1):
