@@ -49,7 +49,9 @@ def test_template_splits_hold_out_exactly_the_template(name):
     train, test = template_split(name)
     _partition(train, test)
     xs, modifier, direction = TEMPLATES[name]
-    phrase = r"\b(" + "|".join(xs) + r") " + (modifier + " " if modifier else "") + direction + r"\b"
+    phrase = (
+        r"\b(" + "|".join(xs) + r") " + (modifier + " " if modifier else "") + direction + r"\b"
+    )
     assert all(re.search(phrase, c) for c in test)
     assert not any(re.search(phrase, c) for c in train)
     # the test size follows 12s - 15 (one phrase) or 48s - 276 (four) for s = 102 clauses

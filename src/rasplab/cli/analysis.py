@@ -7,7 +7,6 @@ import sys
 
 import typer
 
-
 SPLIT_TASKS = {"scan": "scan"}
 """Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
 
@@ -49,7 +48,9 @@ def minimal_record(
     entry = get_program(name)
     if options:
         if train_lengths or test_lengths:
-            raise RasplabError("give either -o split=NAME or --train-lengths/--test-lengths, not both")
+            raise RasplabError(
+                "give either -o split=NAME or --train-lengths/--test-lengths, not both"
+            )
         train_texts, test_texts = _split_inputs(name, options)
         split = ",".join(f"{k}={v}" for k, v in options.items())
         print(f"minimal {name}: {len(train_texts)} training inputs ({split})", file=sys.stderr)
@@ -59,7 +60,9 @@ def minimal_record(
         train_desc = test_desc = split
     else:
         if not train_lengths or not test_lengths:
-            raise RasplabError("give --train-lengths and --test-lengths (or -o split=NAME for scan)")
+            raise RasplabError(
+                "give --train-lengths and --test-lengths (or -o split=NAME for scan)"
+            )
         train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
         entry.check_lengths(train)
         entry.check_lengths(test)
@@ -85,6 +88,15 @@ def minimal_record(
     }
 
 
+_SPLIT_OPTION = typer.Option(
+    [],
+    "--option",
+    "-o",
+    metavar="KEY=VALUE",
+    help="Task option choosing a split instead of length bins (scan: -o split=mcd1).",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Attach this stage's subcommands to ``app``."""
 
@@ -101,13 +113,7 @@ def register(app: typer.Typer) -> None:
         test_lengths: str = typer.Option(
             None, "--test-lengths", metavar="C-D", help="Test length bin C-D."
         ),
-        option: list[str] = typer.Option(
-            [],
-            "--option",
-            "-o",
-            metavar="KEY=VALUE",
-            help="Task option choosing a split instead of length bins (scan: -o split=mcd1).",
-        ),
+        option: list[str] = _SPLIT_OPTION,
         samples: int = typer.Option(
             None,
             "--samples",

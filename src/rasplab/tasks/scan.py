@@ -270,7 +270,9 @@ class ScanTask(Task):
                 f"scan option split must be one of: {', '.join(SPLIT_TYPES)} (got {split!r})"
             )
         if not isinstance(split_seed, int) or not 0 <= split_seed < 2**32:
-            raise RasplabError(f"scan option split_seed must be an int in [0, 2**32), got {split_seed!r}")
+            raise RasplabError(
+                f"scan option split_seed must be an int in [0, 2**32), got {split_seed!r}"
+            )
         self.split_type, self.split_seed = split, split_seed
         self.description = f"SCAN commands to action sequences ({split} split)"
 
@@ -302,14 +304,17 @@ class ScanTask(Task):
         return length + 3 + _longest_actions().get(length, 0)
 
     def sample(self, rng: np.random.Generator, length: int) -> Example:
-        """A uniform training-split command with ``length`` words."""
+        """A uniform training-split command with ``length`` words (where the split has none of
+        that length, e.g. some MCD splits, with the nearest length it has, shorter first)."""
         if not hasattr(self, "_train_by_length"):
             self._train_by_length: dict[int, list[str]] = {}
             for c in self.pool("train"):
                 self._train_by_length.setdefault(len(c.split()), []).append(c)
-        pool = self._train_by_length.get(length, [])
-        if not pool:
-            raise RasplabError(f"scan's training split has no command of {length} words")
+        if not self._train_by_length:
+            raise RasplabError(f"scan's {self.split_type} training split is empty")
+        if length not in self._train_by_length:  # e.g. MCD splits lack some lengths: nearest
+            length = min(self._train_by_length, key=lambda n: (abs(n - length), n))
+        pool = self._train_by_length[length]
         return self.example(pool[int(rng.integers(len(pool)))])
 
     def default_bin(self, split: str) -> Bin:

@@ -26,7 +26,7 @@ Every split is a pure function of the grammar (and, for MCD, of its seed): see
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from rasplab.errors import RasplabError
@@ -90,7 +90,7 @@ def add_primitive_split(primitive: str) -> tuple[list[str], list[str]]:
     return _add_primitive(primitive)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _add_primitive(primitive: str) -> tuple[list[str], list[str]]:
     lone = primitive.replace("_", " ")
     train, test = [], []
@@ -116,7 +116,7 @@ def template_split(name: str) -> tuple[list[str], list[str]]:
     return _template(name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> tuple[list[str], list[str]]:
     xs, modifier, direction = TEMPLATES[name]
     train, test = [], []
