@@ -14,12 +14,12 @@ first ``<eos>``). A slot finds its offset ``k`` from the frontier with relative 
 
 The decoder's rules are *factored* so that each reads one part of the grammar at a time: in
 the block's layer a slot learns its kind (turn or own action, from the phrase's shape ``mod``,
-whether its ``x`` has an action, and ``k``), the clause's own action (from the ``x`` word
-alone) and its turn (from the direction word alone); one layer later it writes the action its
-kind names. So a rule that fires on ``jump twice`` and one that fires on ``walk around left``
-together decode ``jump around left``: the minimal program generalizes to new combinations of
-parts it has seen (MCD splits), not only to longer inputs. Apart from the lookahead marker
-starting at position 0, nothing depends on absolute positions.
+whether its ``x`` has an action, and ``k``) and which clause node it belongs to (``pq``); one
+layer later it writes the action its kind names, read from that node (the word's action, or
+its direction's turn). So the rules that fire on ``jump twice`` and on ``walk around left``
+together decode ``jump around left``: the minimal program recombines parts it has seen (MCD
+splits), not only longer inputs. Apart from the lookahead marker starting at position 0,
+nothing depends on absolute positions.
 
 Layers: ``words + 1`` to parse, one per block to decode, one to write the last block (at most
 9 + 1 + 6 + 1 = 17). The answer is the slots' actions up to the first empty slot.
@@ -94,6 +94,11 @@ def own_class(token: int) -> int:
     return TURN_WORD if word == "turn" else PRIMITIVE if word in _ACT else 0
 
 
+def node_action(token: int) -> int:
+    """``nact`` of a token: the action of walk/look/run/jump (as ``act`` codes), else EMPTY."""
+    return _ACT.get(WORDS[token], EMPTY) if token < len(WORDS) else EMPTY
+
+
 def _block_length(x) -> int:
     """Actions of the current clause's phrase, from its shape (``cmod``) and whether its ``x``
     has an action (``cown``): 1 (u, turn d), 2 (x d, turn opposite d), 3 (x opposite d),
@@ -125,7 +130,7 @@ def _kind_at(x, k: int) -> int:
 
 
 def decode_kind(x):
-    """An empty slot at offset ``k`` from the frontier learns what it will hold."""
+    """An empty slot at offset ``k`` from the frontier learns what it will hold ..."""
     k = _offset(x)
     if k is not None:
         kind = _kind_at(x, k)
@@ -133,31 +138,27 @@ def decode_kind(x):
             x["pend"] = kind
 
 
-def decode_primitive(x):
-    """... and, separately, the clause's own action (from its ``x`` word alone)."""
+def decode_pointer(x):
+    """... and which clause node it belongs to (the clause pointer, a stack depth)."""
     if _offset(x) is not None:
-        token = x["cx"]
-        action = _ACT.get(WORDS[token]) if token < len(WORDS) else None
-        if action is not None:
-            x["prim"] = action
-
-
-def decode_direction(x):
-    """... and the clause's turn (from its direction word alone)."""
-    if _offset(x) is not None:
-        turn = _TURN.get(x["cdir"])
-        if turn is not None:
-            x["turn"] = turn
+        cq = x["cq"]
+        if cq in (0, 1):
+            x["pq"] = cq
 
 
 def decode_write(x):
-    """One layer later, a slot that knows its kind writes its action."""
+    """One layer later, a slot that knows its kind writes the action it names, read from its
+    clause node: the node word's own action (``pown``) or the node's turn (``pdir``)."""
     if x["phase"] in (DECODE, FLUSH) and x["act"] == EMPTY:
         pend = x["pend"]
-        if pend == TURN_SLOT and x["turn"] != EMPTY:
-            x["act"] = x["turn"]
-        elif pend == OWN_SLOT and x["prim"] != EMPTY:
-            x["act"] = x["prim"]
+        if pend == TURN_SLOT:
+            turn = _TURN.get(x["pdir"])
+            if turn is not None:
+                x["act"] = turn
+        elif pend == OWN_SLOT:
+            action = x["pown"]
+            if action != EMPTY:
+                x["act"] = action
 
 
 def decode_frontier(x):
@@ -221,8 +222,8 @@ def build_scan(slots: int = SLOTS) -> Program:
         "left": var(2),
         "act": var(len(ACTION_TOKENS) + 1),
         "pend": var(3),
-        "prim": var(len(ACTION_TOKENS) + 1),
-        "turn": var(len(ACTION_TOKENS) + 1),
+        "pq": var(RELS, default=FREE),
+        "nact": input_var(len(ACTION_TOKENS) + 1, node_action),
         "one": var(2, default=1),
         "k0": var(RELS, default=0),
         "k1": var(RELS, default=1),
@@ -237,6 +238,8 @@ def build_scan(slots: int = SLOTS) -> Program:
         "cx": qkv("cq", "rel", "tok"),
         "cmod": qkv("cq", "rel", "mod"),
         "cown": qkv("cq", "rel", "own"),
+        "pown": qkv("pq", "rel", "nact"),
+        "pdir": qkv("pq", "rel", "dir"),
         "cdir": qkv("cq", "rel", "dir"),
         "creps": qkv("cq", "rel", "reps"),
         **{f"f{k}": v_relative("frontier", -k) for k in range(1, MAX_BLOCK + 1)},
@@ -253,8 +256,7 @@ def build_scan(slots: int = SLOTS) -> Program:
     parts = (
         *PARTS,
         decode_kind,
-        decode_primitive,
-        decode_direction,
+        decode_pointer,
         decode_write,
         decode_frontier,
         decode_repeat,
