@@ -7,6 +7,8 @@ import sys
 
 import typer
 
+from rasplab.cli.compile import PROGRAM_HELP
+
 SPLIT_TASKS = {"scan": "scan"}
 """Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
 
@@ -40,12 +42,12 @@ def minimal_record(
     from rasplab.analysis.minimal import evaluate_minimal, evaluate_on, minimize, minimize_on
     from rasplab.bins import Bin
     from rasplab.errors import RasplabError
-    from rasplab.programs import get_program
     from rasplab.programs.base import MAX_SAMPLES
+    from rasplab.programs.loading import resolve_program
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
-    entry = get_program(name)
+    entry = resolve_program(name)
     if options:
         if train_lengths or test_lengths:
             raise RasplabError(
@@ -104,9 +106,7 @@ def register(app: typer.Typer) -> None:
         "minimal", short_help="Minimal program for training inputs, scored on test inputs."
     )
     def minimal_command(
-        name: str = typer.Argument(
-            ..., metavar="NAME", help="Program name (see `rasplab programs`)."
-        ),
+        name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
         train_lengths: str = typer.Option(
             None, "--train-lengths", metavar="A-B", help="Training length bin A-B."
         ),
