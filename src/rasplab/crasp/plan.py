@@ -43,6 +43,7 @@ offset), with one value dimension per count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from rasplab.crasp import precision as prec

@@ -21,9 +21,12 @@ requirement is a bound on ``eps``; :meth:`Budget.dtype` picks float32 if its rou
 all of them, else float64, else refuses with one line.
 
 >>> b = Budget(max_length=512)
->>> b.decode("x", 1000.0, 513.0)
+>>> b.decode("x", 1e5, 513.0)
 >>> b.dtype()
 'float64'
+>>> b.decode("y", 1e12, 513.0); b.dtype()
+Traceback (most recent call last):
+rasplab.errors.RasplabError: maximum length 512 is beyond what float64 can certify (decoding y needs a unit roundoff of 2.4e-16, float64 has 1.1e-16); use a smaller --max-length
 >>> b = Budget(max_length=8); b.decode("x", 10.0, 9.0); b.dtype()
 'float32'
 """
