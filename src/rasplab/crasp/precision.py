@@ -24,9 +24,9 @@ all of them, else float64, else refuses with one line.
 >>> b.decode("x", 1e5, 513.0)
 >>> b.dtype()
 'float64'
->>> b.decode("y", 1e12, 513.0); b.dtype()
+>>> b.decode("y", 1e13, 513.0); b.dtype()
 Traceback (most recent call last):
-rasplab.errors.RasplabError: maximum length 512 is beyond what float64 can certify (decoding y needs a unit roundoff of 2.4e-16, float64 has 1.1e-16); use a smaller --max-length
+rasplab.errors.RasplabError: maximum length 512 is beyond what float64 can certify (decoding y needs a unit roundoff of 2.4e-17, float64 has 1.1e-16); use a smaller --max-length
 >>> b = Budget(max_length=8); b.decode("x", 10.0, 9.0); b.dtype()
 'float32'
 """
