@@ -35,8 +35,7 @@ def compile_program(
     """The transformer computing every operation of ``program`` exactly on every input of at
     most ``max_length`` symbols; ``dtype`` overrides the derived one (an override the bounds do
     not certify is an error)."""
-    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
-        raise RasplabError(f"--max-length must be a positive integer, got {max_length!r}")
+    check_max_length(max_length)
     if dtype is not None and dtype not in DTYPES:
         raise RasplabError(f"dtype {dtype!r} unknown; choose one of: {', '.join(DTYPES)}")
     t0 = time.perf_counter()
@@ -52,6 +51,12 @@ def compile_program(
     model.spec["tightest"] = plan.budget.tightest
     model.spec["compile_seconds"] = time.perf_counter() - t0
     return model
+
+
+def check_max_length(max_length: object) -> None:
+    """A positive integer, or one error line."""
+    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+        raise RasplabError(f"--max-length must be a positive integer, got {max_length!r}")
 
 
 def model_stats(model: CraspTransformer) -> dict:

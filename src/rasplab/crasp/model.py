@@ -35,7 +35,7 @@ def sparse(entries: list[tuple[int, int, float]], shape: tuple[int, int], dtype)
         rows, cols, vals = (), (), ()
     index = torch.tensor([rows, cols], dtype=torch.int64).reshape(2, -1)
     values = torch.tensor(vals, dtype=dtype)
-    return torch.sparse_coo_tensor(index, values, shape).coalesce()
+    return torch.sparse_coo_tensor(index, values, shape, check_invariants=True).coalesce()
 
 
 class CraspTransformer(nn.Module):

@@ -161,6 +161,7 @@ class _Builder:
         self._reads: dict[tuple, int] = {}
         self._u: int | None = None
         self._leaf_cache: dict[tuple, list] = {}
+        self._cond_cache: dict[str, list] = {}
         self.forms: dict[str, Form] = {}
         self.times: dict[str, int] = {}
         self.bound: dict[str, float] = {}  # |C(i)/(i+1)| <= bound, per count operation
@@ -364,42 +365,43 @@ class _Builder:
         f = self.combine((1.0, {self.one: 1.0}), (-1.0, {c: 1.0})) if flip else {c: 1.0}
         return f, 2 * index
 
-    def _cond_leaves(self, name: str, path: tuple) -> list[tuple[tuple, str]]:
+    def _cond_leaves(self, name: str) -> list[tuple[Form, float, int, int, str]]:
+        """The leaves of a flattened conditional: ``(s, error of s, time of s, path length,
+        branch)`` with ``s`` the number of unsatisfied literals on the path (memoized)."""
+        if name in self._cond_cache:
+            return self._cond_cache[name]
         op = self.p.op(name)
         if op.kind != "cond":
-            return [(path, name)]
+            return [({}, 0.0, 0, 0, name)]
         b, c1, c2 = op.args
-        return self._cond_leaves(c1, (*path, (b, False))) + self._cond_leaves(
-            c2, (*path, (b, True))
-        )
+        out = []
+        for branch, unsatisfied in ((c1, self.literal(b, True)), (c2, self.forms[b])):
+            e, t = self.ferr(unsatisfied), self.times[b]
+            for s, se, st, n, leaf in self._cond_leaves(branch):
+                out.append(
+                    (self.combine((1.0, s), (1.0, unsatisfied)), se + e, max(st, t), n + 1, leaf)
+                )
+        self._cond_cache[name] = out
+        return out
 
     def _op_cond(self, op: Op):
-        leaves = self._cond_leaves(op.name, ())
-        self.bound[op.name] = max(self.bound[n] for _, n in leaves)
+        leaves = self._cond_leaves(op.name)
+        self.bound[op.name] = max(self.bound[leaf] for *_, leaf in leaves)
         big = float(self.bound[op.name] + 1)
-        t = max(
-            [1] + [self.times[n] for _, n in leaves] + [self.times[b] for b, _ in op_paths(leaves)]
-        )
+        t = max([1] + [max(st, self.times[leaf]) for _, _, st, _, leaf in leaves])
         index = mlp_layer(t)
         c = self._coord(op.name, 0.0, self.bound[op.name])
         worst = 0.0
-        for path, n in leaves:
-            # s = number of unsatisfied literals = sum over the path of (1 - literal)
-            s = self.combine(*((1.0, self.literal(b, not neg)) for b, neg in path))
-            y = self.forms[n]
-            lit_err = sum(self.ferr(self.literal(b, neg)) for b, neg in path)
-            self.budget.gate(op.name, big * lit_err)
+        for s, s_err, _, n, leaf in leaves:
+            # ReLU(y - M s) - ReLU(-y - M s): y on the taken path (s = 0), else 0 (s >= 1)
+            y = self.forms[leaf]
+            self.budget.gate(op.name, big * s_err)
             for sign in (1.0, -1.0):
                 w = self.combine((sign, y), (-big, s))
                 self.unit(index, w, 0.0, {c: sign})
-            worst = max(worst, 2 * (self.ferr(y) + big * lit_err) + 4 * (big * (len(path) + 1)))
+            worst = max(worst, 2 * (self.ferr(y) + big * s_err) + 4 * big * (n + 1))
         self.err[c] = worst
         return {c: 1.0}, 2 * index
-
-
-def op_paths(leaves):
-    """Every (name, negated) literal on the paths of cond leaves."""
-    return [lit for path, _ in leaves for lit in path]
 
 
 def build_plan(program: Program, max_length: int) -> Plan:

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from rasplab.bins import Bin
-from rasplab.crasp.compile import DEFAULT_MAX_LENGTH, compile_program
+from rasplab.crasp.compile import DEFAULT_MAX_LENGTH, check_max_length, compile_program
 from rasplab.crasp.interpreter import run_ids
 from rasplab.crasp.ir import Program
 from rasplab.crasp.model import CraspTransformer
@@ -106,25 +106,18 @@ def _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed):
 
 
 def _batches(arrays: list[np.ndarray], width: int, ops: int):
-    """``(first index, ids [B, T], lengths [B])`` batches of equal-length-ish strings."""
-    index, items = 0, []
-    for a in arrays:
-        for row in a:
-            items.append((len(row), index, row))
-            index += 1
-    items.sort(key=lambda x: (x[0], x[1]))
-    k = 0
-    while k < len(items):
-        t = items[k][0]
-        per_string = t * (2 * width + ops + t) * 8
-        size = max(1, BATCH_BYTES // per_string)
-        chunk = items[k : k + size]
-        t_max = max(c[0] for c in chunk)
-        ids = np.full((len(chunk), t_max), -1, dtype=np.int64)
-        for r, (n, _, row) in enumerate(chunk):
-            ids[r, :n] = row
-        yield [c[1] for c in chunk], ids, np.array([c[0] for c in chunk])
-        k += size
+    """``(indices, ids [B, T])``: strings grouped by length (no padding), cut into batches
+    whose residual, attention and decoded values fit :data:`BATCH_BYTES`."""
+    starts = np.cumsum([0] + [len(a) for a in arrays])
+    by_length: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for a, s in zip(arrays, starts):
+        by_length.setdefault(a.shape[1], []).append((np.arange(s, s + len(a)), a))
+    for t in sorted(by_length):
+        index = np.concatenate([i for i, _ in by_length[t]])
+        ids = np.concatenate([a for _, a in by_length[t]])
+        size = max(1, BATCH_BYTES // (t * (3 * width + 2 * ops + t) * 8))
+        for k in range(0, len(ids), size):
+            yield index[k : k + size], ids[k : k + size]
 
 
 def verify(
@@ -137,20 +130,20 @@ def verify(
     model: CraspTransformer | None = None,
 ) -> VerifyReport:
     """Compare the compiled model with the interpreter (see the module docstring)."""
+    if model is not None:
+        max_length = model.spec["max_length"]
+    check_max_length(max_length)
+    arrays = _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed)
     if model is None:
         model = compile_program(program, max_length)
-    else:
-        max_length = model.spec["max_length"]
-    arrays = _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed)
     names = model.decode_names
     report = VerifyReport()
     with torch.no_grad():
-        for order, ids, lens in _batches(arrays, model.width, len(names)):
+        for order, ids in _batches(arrays, model.width, len(names)):
             values = run_ids(program, ids)
             want = np.stack([values[n] for n in names]).astype(np.float64)  # [ops, B, T]
             got = model.decode_all(model(torch.from_numpy(ids))).to(torch.float64).numpy()
             bad = ~(np.abs(got - want) < TOLERANCE)
-            bad &= (np.arange(ids.shape[1])[None, :] < lens[:, None])[None]
             bad_rows = bad.any(axis=(0, 2))
             report.total += len(order)
             report.agree += int((~bad_rows).sum())
