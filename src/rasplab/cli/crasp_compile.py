@@ -5,7 +5,8 @@ that runs PROGRAM exactly on every input of up to N symbols (``{"layers", "heads
 "parameters", "nonzero_parameters", "max_length", "compile_seconds", "dtype"}``) and with
 ``--out`` saves it (safetensors + JSON, written atomically). ``verify PROGRAM`` compiles it and
 compares every operation at every position with the interpreter, on every string up to
-``--exhaustive-up-to`` and on ``--samples`` random strings with lengths in ``--lengths``;
+``--exhaustive-up-to`` and on ``--samples`` random strings with lengths in ``--lengths``
+(``--model DIR`` verifies a saved model instead, up to the length it was compiled for);
 it prints ``{"total", "agree", "first_divergence"}`` and exits 1 on any disagreement.
 """
 
@@ -67,17 +68,27 @@ def register(crasp_app: typer.Typer) -> None:
         ),
         samples: int = typer.Option(200, "--samples", metavar="N", help="Random strings."),
         seed: int = typer.Option(0, "--seed", help="Seed of the random strings."),
+        model_dir: str = typer.Option(
+            None,
+            "--model",
+            metavar="DIR",
+            help="Verify a saved model (from `compile --out DIR`) instead of compiling.",
+        ),
         as_json: bool = typer.Option(
             False, "--json", help='Print {"total", "agree", "first_divergence"}.'
         ),
     ) -> None:
         """Check the compiled transformer against the interpreter, every operation at every
         position; exit 1 on any disagreement."""
+        from rasplab.crasp.export import load_compiled
         from rasplab.crasp.load import load_program
         from rasplab.crasp.verify import verify
 
+        program = load_program(name)
+        model = None if model_dir is None else load_compiled(model_dir, program)
         report = verify(
-            load_program(name),
+            program,
+            model=model,
             max_length=max_length,
             exhaustive_up_to=exhaustive_up_to,
             lengths=lengths,

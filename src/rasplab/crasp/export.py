@@ -28,6 +28,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from rasplab.crasp.ir import Program
 from rasplab.crasp.model import CraspTransformer
 from rasplab.errors import RasplabError
 from rasplab.files import publish
@@ -74,8 +75,8 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     return out
 
 
-def load_compiled(directory: str | Path) -> CraspTransformer:
-    """Load a model saved by :func:`save_compiled`."""
+def load_compiled(directory: str | Path, program: Program | None = None) -> CraspTransformer:
+    """Load a model saved by :func:`save_compiled` (compiled from ``program``, if given)."""
     path, where = Path(directory), str(directory)
     if not path.is_dir():
         raise RasplabError(f"model directory {where!r} does not exist")
@@ -100,8 +101,14 @@ def load_compiled(directory: str | Path) -> CraspTransformer:
             ).coalesce()
         tensors.update(flat)
         spec.pop("format")
-        return CraspTransformer(spec, tensors)
+        model = CraspTransformer(spec, tensors)
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise RasplabError(
             f"model in {where!r} is inconsistent: {type(err).__name__}: {err}"
         ) from err
+    if program is not None and model.decode_names != [op.name for op in program.ops]:
+        raise RasplabError(
+            f"model in {where!r} was compiled from {spec.get('program')!r}, whose operations "
+            f"differ from those of {program.name!r}"
+        )
+    return model
