@@ -26,6 +26,9 @@ from torch import nn
 
 from rasplab.crasp.plan import BOS_BONUS, LOCAL_BIAS, Plan
 
+ATTENTION_ENTRIES = 1 << 24
+"""Attention weights computed at once (queries are taken in blocks beyond this)."""
+
 
 def sparse(entries: list[tuple[int, int, float]], shape: tuple[int, int], dtype) -> torch.Tensor:
     """A coalesced sparse COO matrix from ``(row, column, value)`` entries."""
@@ -137,20 +140,24 @@ class CraspTransformer(nn.Module):
         return x
 
     def head(self, x: torch.Tensor, prefix: str, offset: int | None, shape) -> torch.Tensor:
-        """One head's output ``[dv, B*T]``: softmax attention over ``j <= i``."""
+        """One head's output ``[dv, B*T]``: softmax attention over ``j <= i`` (queries in
+        blocks, so that the attention weights of long inputs stay within memory)."""
         b, n = shape
         v = torch.sparse.mm(self.buffer(prefix + "W_V"), x).reshape(-1, b, n).permute(1, 2, 0)
         q = torch.sparse.mm(self.buffer(prefix + "W_Q"), x).reshape(-1, b, n)
         k = torch.sparse.mm(self.buffer(prefix + "W_K"), x).reshape(-1, b, n)
-        scores = torch.einsum("dbi,dbj->bij", q, k)
-        i = torch.arange(n)
-        rel = i[:, None] - i[None, :]
-        bias = torch.zeros(n, n, dtype=x.dtype)
-        if offset is not None:
-            bias = torch.where(rel == offset, 0.0, LOCAL_BIAS).to(x.dtype)
-        bias = bias.masked_fill(rel < 0, float("-inf"))
-        weights = torch.softmax(scores + bias, dim=-1)
-        return torch.bmm(weights, v).permute(2, 0, 1).reshape(-1, b * n)
+        out = torch.empty(b, n, v.shape[2], dtype=x.dtype)
+        block = max(1, ATTENTION_ENTRIES // max(1, b * n))
+        j = torch.arange(n)
+        for lo in range(0, n, block):
+            i = torch.arange(lo, min(n, lo + block))
+            rel = i[:, None] - j[None, :]
+            scores = torch.einsum("dbi,dbj->bij", q[:, :, i], k)
+            if offset is not None:
+                scores = scores + torch.where(rel == offset, 0.0, LOCAL_BIAS).to(x.dtype)
+            scores = scores.masked_fill(rel < 0, float("-inf"))
+            out[:, i] = torch.bmm(torch.softmax(scores, dim=-1), v)
+        return out.permute(2, 0, 1).reshape(-1, b * n)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """The final residual ``[width, B, T]`` for ids ``[B, T]`` (0 = <bos>, -1 = padding)."""
