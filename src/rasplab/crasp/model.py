@@ -26,6 +26,8 @@ from torch import nn
 
 from rasplab.crasp.plan import BOS_BONUS, LOCAL_BIAS, Plan
 
+DENSE_LIMIT = 1 << 16
+"""Weights with at most this many entries multiply densely."""
 ATTENTION_ENTRIES = 1 << 24
 """Attention weights computed at once (queries are taken in blocks beyond this)."""
 
@@ -51,6 +53,7 @@ class CraspTransformer(nn.Module):
         self.offsets = [list(x) for x in spec["head_offsets"]]
         for name, t in tensors.items():
             self.register_buffer(name.replace(".", "_"), t)
+        self._dense: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
         self.decode_names = list(spec["decode"])
         self.count_mask = torch.tensor([spec["decode"][n] for n in self.decode_names])
 
@@ -129,6 +132,16 @@ class CraspTransformer(nn.Module):
     def buffer(self, name: str) -> torch.Tensor:
         return getattr(self, name)
 
+    def mm(self, name: str, x: torch.Tensor) -> torch.Tensor:
+        """The (sparse) weight ``name`` times ``x``; a small one multiplies densely (faster;
+        the same products, summed in another order)."""
+        w = self.buffer(name)
+        if w.shape[0] * w.shape[1] > DENSE_LIMIT:
+            return torch.sparse.mm(w, x)
+        if name not in self._dense or self._dense[name][0] is not w:
+            self._dense[name] = (w, w.to_dense())
+        return self._dense[name][1] @ x
+
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         """``[width, B*T]`` residual: token embedding (id -1 = padding) plus positions."""
         b, n = ids.shape
@@ -143,21 +156,27 @@ class CraspTransformer(nn.Module):
         """One head's output ``[dv, B*T]``: softmax attention over ``j <= i`` (queries in
         blocks, so that the attention weights of long inputs stay within memory)."""
         b, n = shape
-        v = torch.sparse.mm(self.buffer(prefix + "W_V"), x).reshape(-1, b, n).permute(1, 2, 0)
-        q = torch.sparse.mm(self.buffer(prefix + "W_Q"), x).reshape(-1, b, n)
-        k = torch.sparse.mm(self.buffer(prefix + "W_K"), x).reshape(-1, b, n)
+        v = self.mm(prefix + "W_V", x).reshape(-1, b, n).permute(1, 2, 0)
+        q = self.mm(prefix + "W_Q", x).reshape(-1, b, n)
+        k = self.mm(prefix + "W_K", x).reshape(-1, b, n)
         out = torch.empty(b, n, v.shape[2], dtype=x.dtype)
         block = max(1, ATTENTION_ENTRIES // max(1, b * n))
         j = torch.arange(n)
         for lo in range(0, n, block):
             i = torch.arange(lo, min(n, lo + block))
-            rel = i[:, None] - j[None, :]
-            scores = torch.einsum("dbi,dbj->bij", q[:, :, i], k)
-            if offset is not None:
-                scores = scores + torch.where(rel == offset, 0.0, LOCAL_BIAS).to(x.dtype)
-            scores = scores.masked_fill(rel < 0, float("-inf"))
+            scores = torch.einsum("dbi,dbj->bij", q[:, :, i], k) + self.bias(i, j, offset, x.dtype)
             out[:, i] = torch.bmm(torch.softmax(scores, dim=-1), v)
         return out.permute(2, 0, 1).reshape(-1, b * n)
+
+    @staticmethod
+    def bias(i: torch.Tensor, j: torch.Tensor, offset: int | None, dtype) -> torch.Tensor:
+        """Additive scores ``[queries, keys]``: the causal mask (-inf on ``j > i``) plus, for a
+        positional head, 0 on ``j = i - offset`` and -1500 elsewhere."""
+        rel = i[:, None] - j[None, :]
+        bias = torch.zeros(rel.shape, dtype=dtype)
+        if offset is not None:
+            bias = torch.where(rel == offset, 0.0, LOCAL_BIAS).to(dtype)
+        return bias.masked_fill(rel < 0, float("-inf"))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """The final residual ``[width, B, T]`` for ids ``[B, T]`` (0 = <bos>, -1 = padding)."""
@@ -168,8 +187,8 @@ class CraspTransformer(nn.Module):
             for hi, out in enumerate(heads):  # every head reads the residual before the layer
                 x.index_add_(0, self.buffer(f"l{li}_h{hi}_W_O"), out)
             p = f"l{li}_mlp_"
-            pre = torch.sparse.mm(self.buffer(p + "W_1"), x) + self.buffer(p + "b_1")[:, None]
-            x = x + torch.sparse.mm(self.buffer(p + "W_2"), torch.relu(pre))
+            pre = self.mm(p + "W_1", x) + self.buffer(p + "b_1")[:, None]
+            x = x + self.mm(p + "W_2", torch.relu(pre))
         return x.reshape(-1, *shape)
 
     def decode(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -180,6 +199,6 @@ class CraspTransformer(nn.Module):
     def decode_all(self, x: torch.Tensor) -> torch.Tensor:
         """``[ops, B, T]``: every operation at once, in program order (counts times i+1)."""
         _, b, n = x.shape
-        y = torch.sparse.mm(self.decode_matrix, x.reshape(x.shape[0], -1)).reshape(-1, b, n)
+        y = self.mm("decode_matrix", x.reshape(x.shape[0], -1)).reshape(-1, b, n)
         scale = torch.arange(1, n + 1, dtype=y.dtype)
         return torch.where(self.count_mask[:, None, None], y * scale, y)
