@@ -137,6 +137,11 @@ def verify(
     if model is None:
         model = compile_program(program, max_length)
     names = model.decode_names
+    if names != [op.name for op in program.ops]:
+        raise RasplabError(
+            f"the model was compiled from {model.spec.get('program')!r}, whose operations "
+            f"differ from those of {program.name!r}"
+        )
     report = VerifyReport()
     with torch.no_grad():
         for order, ids in _batches(arrays, model.width, len(names)):
@@ -163,11 +168,11 @@ def _divergence(program, names, ids, bad, want, got) -> dict:
     op, pos = int(ops[k]), int(positions[k])
     symbols = [program.alphabet[x - 1] for x in ids[1:] if x > 0]
     count = program.op(names[op]).sort == "count"
-    expected = want[op, pos]
+    expected, value = want[op, pos], float(got[op, pos])
     return {
         "input": " ".join(symbols),
         "position": pos,
         "operation": names[op],
         "expected": int(expected) if count else bool(expected),
-        "got": float(got[op, pos]),
+        "got": value if np.isfinite(value) else str(value),
     }
