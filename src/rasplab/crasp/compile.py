@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import time
 
-import torch
-
 from rasplab.crasp.ir import Program
 from rasplab.crasp.model import CraspTransformer
 from rasplab.crasp.plan import build_plan
@@ -87,8 +85,3 @@ def model_stats(model: CraspTransformer) -> dict:
         "compile_seconds": round(float(spec.get("compile_seconds", 0.0)), 3),
         "dtype": spec["dtype"],
     }
-
-
-def torch_dtype(name: str) -> torch.dtype:
-    """``torch.float32`` or ``torch.float64``."""
-    return getattr(torch, name)
