@@ -39,6 +39,7 @@ class LibraryProgram:
     all_inputs: Callable[[int], Iterable[str]] | None = None
     input_count: Callable[[int], int] | None = None
     sample_input: Callable[[np.random.Generator, Bin], str] | None = None
+    input_length: Callable[[str], int] | None = None
 
     def program(self, **options) -> Program:
         """Build the program (``options`` override the defaults in ``self.options``)."""
@@ -58,6 +59,19 @@ class LibraryProgram:
                 f"({self.length_unit}), got bin {lengths}"
             )
         return lengths
+
+    def check_input(self, text: str) -> None:
+        """Refuse a natural input whose length lies outside what the program handles (its
+        answer would be wrong, not an error), naming the limit; needs ``input_length``."""
+        if self.input_length is None:
+            return
+        n = self.input_length(text)
+        if n < self.min_length or (self.max_length is not None and n > self.max_length):
+            bound = f">= {self.min_length}" if n < self.min_length else f"<= {self.max_length}"
+            raise RasplabError(
+                f"program {self.name!r} handles lengths {bound} ({self.length_unit}); "
+                f"this input has {n}"
+            )
 
     def count_inputs(self, lengths: Bin | str) -> int | None:
         """How many distinct inputs the bin holds (None when this program cannot count them)."""
