@@ -29,6 +29,7 @@ import yaml
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.seeding import check_seed
 
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
@@ -150,7 +151,7 @@ class EvalConfig:
                 raise RasplabError("eval.bins must list at least one bin, e.g. [1-50, 51-100]")
             object.__setattr__(self, "bins", tuple(str(Bin.parse(b)) for b in self.bins))
         if self.seed is not None:
-            _check_positive("eval", "seed", self.seed, allow_zero=True)
+            check_seed(self.seed, "eval.seed")
         if self.splits is not None:
             if not self.splits:
                 raise RasplabError(
@@ -188,8 +189,7 @@ class ExperimentConfig:
             raise unknown_name("task", str(self.task), task_names())
         if not isinstance(self.task_options, dict):
             raise RasplabError("task_options must be a mapping of option name to value")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise RasplabError(f"seed must be a non-negative integer; got {self.seed!r}")
+        check_seed(self.seed)
         if self.model is None:
             object.__setattr__(self, "model", _model_config_class()())
         if not self.variant:

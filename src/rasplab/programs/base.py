@@ -18,7 +18,7 @@ import numpy as np
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
 from rasplab.lang.program import Program
-from rasplab.seeding import generator
+from rasplab.seeding import check_seed, generator
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,7 @@ class LibraryProgram:
         if the program has one, else by ``random_input`` with the lengths taken in turn.
         Returns ``(inputs, exhaustive)``."""
         lengths = self.check_lengths(lengths)
+        check_seed(seed)  # checked even when every input is enumerated and no draw is made
         if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
             raise RasplabError(
                 f"samples must be a positive int of at most {MAX_SAMPLES:,}, got {samples!r}"
