@@ -17,9 +17,11 @@ def minimal_record(
     from rasplab.errors import RasplabError
     from rasplab.programs import get_program
     from rasplab.programs.base import MAX_SAMPLES
+    from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
+    check_seed(seed)
     entry = get_program(name)
     train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
     entry.check_lengths(train)

@@ -107,4 +107,34 @@ def load_checkpoint(path: Path, model, optimizer=None) -> dict:
             raise RasplabError(
                 f"checkpoint {str(path)!r}: optimizer state does not fit ({err})"
             ) from err
-    return meta.get("state", {})
+    state = meta.get("state", {})
+    _check_state(state, path)
+    return state
+
+
+STATE_TYPES = {
+    "step": (int,),
+    "curves": (list,),
+    "metrics": (dict, type(None)),
+    "done": (bool,),
+    "stopped_early": (bool,),
+    "wall_time": (int, float),
+}
+"""The trainer-state fields a checkpoint must hold, and their JSON types."""
+
+
+def _check_state(state: object, path: Path) -> None:
+    """A hand-edited or foreign trainer state is one RasplabError naming the field."""
+    hint = "delete it (or pass --fresh) to start the run over"
+    if not isinstance(state, dict):
+        raise RasplabError(f"checkpoint {str(path)!r}: its trainer state is not an object; {hint}")
+    for key, types in STATE_TYPES.items():
+        value = state.get(key)
+        bad_bool = isinstance(value, bool) and bool not in types
+        if key not in state or not isinstance(value, types) or bad_bool:
+            raise RasplabError(
+                f"checkpoint {str(path)!r}: trainer state field {key!r} is missing or has the "
+                f"wrong type ({value!r:.40}); {hint}"
+            )
+    if state["step"] < 0 or (state["metrics"] is None and state["done"]):
+        raise RasplabError(f"checkpoint {str(path)!r}: inconsistent trainer state; {hint}")

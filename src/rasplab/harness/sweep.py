@@ -13,8 +13,10 @@ train every run once; each waits for the runs the other holds, so both end with 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,15 +130,18 @@ def run_sweep(
     if workers is not None and workers < 1:
         raise RasplabError(f"--workers must be at least 1; got {workers}")
     ray = _import_ray() if backend == "ray" else None
+    if progress:  # a large grid takes a while to expand: say at once how large it is
+        points = math.prod(len(values) for values in config.grid.values())
+        print(f"sweep {config.name}: {points:,} grid points; preparing the runs", file=sys.stderr)
     experiments = config.expand()
     validate_runs(experiments)
 
     root = runs_dir_for(db)
     store = ResultsStore(db)
     try:
-        for exp in experiments:
-            store.register(exp, sweep=config.name, run_dir=str(root / exp.hash()))
-        todo = [e for e in experiments if store.status(e.hash()) not in FINISHED]
+        store.register_many(experiments, config.name, [str(root / e.hash()) for e in experiments])
+        statuses = store.statuses()
+        todo = [e for e in experiments if statuses.get(e.hash()) not in FINISHED]
         summary = SweepSummary(
             name=config.name,
             db=str(db),
