@@ -3,6 +3,7 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+EXTRAS ?= dev,interp,browser
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
@@ -12,7 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 demo: $(STAMP)

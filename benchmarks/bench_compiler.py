@@ -66,8 +66,8 @@ def program_sizes(repeats: int) -> dict:
     """Sizes and compile time of every library program (and minimal SCAN)."""
     from rasplab.analysis.minimal import minimal_program
     from rasplab.compiler.stats import model_stats
-    from rasplab.compiler.verify import compile_entry
     from rasplab.programs import get_program, program_names
+    from rasplab.programs.verify import compile_entry
 
     cases = [(n, get_program(n), get_program(n).program()) for n in program_names()]
     scan = get_program("scan")

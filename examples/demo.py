@@ -8,6 +8,8 @@
    agree with the interpreter on every variable at every layer.
 4. Train it: APE vs NoPE on binary_majority and (aa)*, stored in SQLite, reported as tables
    and an accuracy-by-length plot.
+5. See inside: one self-contained HTML page lining up the interpreter's residual stream with
+   the compiled weights' decoded values and attention, layer by layer.
 
 Everything goes under ``runs/demo/`` (or the folder given as the first argument).
 """
@@ -23,10 +25,10 @@ import torch
 from rasplab.analysis.minimal import evaluate_minimal, minimize
 from rasplab.compiler import compile_program, run_compiled
 from rasplab.compiler.stats import model_stats
-from rasplab.compiler.verify import verify_program
 from rasplab.harness import run_sweep
 from rasplab.lang import interpret
 from rasplab.programs import get_program
+from rasplab.programs.verify import verify_program
 from rasplab.reports import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,6 +127,18 @@ def train_it(out: Path) -> None:
         print(f"  {path}")
 
 
+def see_inside(out: Path) -> None:
+    """Write the explorer page for a program and an input (open it in any browser)."""
+    from rasplab.explore import program_view, write_page
+
+    heading("5. See inside: the explorer page")
+    data = program_view(get_program("parity_sequential_relative"), "1 0 1 1 0 1")
+    page = write_page(data, out / "explore_parity.html")
+    s = data["summary"]
+    agree = "agree on every cell" if s["all_agree"] else "DISAGREE"
+    print(f"{page}: {s['layers']} layers, interpreter and compiled weights {agree}")
+
+
 def main() -> None:
     """Run the four stages and say where everything went."""
     torch.set_num_threads(1)
@@ -135,6 +149,7 @@ def main() -> None:
     explain_it()
     compile_it()
     train_it(out)
+    see_inside(out)
     heading(f"done in {time.perf_counter() - start:.0f} s")
     print(f"results database: {out / 'results.sqlite'}")
     print(f"report (runs.csv, summary.md, plots): {out / 'report'}")

@@ -2,7 +2,7 @@
 
 Four stages share one package: write programs (``lang``, ``programs``, ``compiler``),
 benchmark them (``tasks``), train models (``models``, ``harness``) and explain results
-(``analysis``, ``reports``). See ``DESIGN.md`` in the shared folder and the README.
+(``analysis``, ``reports``). See the README and ``docs/``.
 """
 
 from rasplab.errors import RasplabError

@@ -27,6 +27,7 @@ def test_categorical_head_is_undefined_unless_exactly_one_position_is_selected()
         "out",
         3,
         max_layers=1,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     batch = [[1], [0, 1, 2], [1, 1], [1, 0, 1], [0, 2], [2, 2, 0]]
     model = assert_agree(p, batch)
@@ -56,6 +57,7 @@ def test_numerical_head_is_the_exact_mean_and_undefined_when_nothing_is_selected
         "out",
         4,
         max_layers=1,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     # q == 3 selects the positions holding token 3 (x = values[0] = -5.0)
     batch = [[3, 1, 2], [0, 1, 2], [3, 3, 0], [2, 2, 2, 2]]
@@ -82,6 +84,7 @@ def test_negative_buckets_are_not_inverted():
         "out",
         8,
         max_layers=1,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     batch = [list(range(8))]
     assert_agree(p, batch)
@@ -103,6 +106,7 @@ def test_numerical_rule_write_overwrites_exactly():
         "out",
         2,
         max_layers=2,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     batch = [[1, 0, 1]]
     model = assert_agree(p, batch)
@@ -120,6 +124,7 @@ def test_fully_masked_rows_are_undefined():
         "out",
         2,
         max_layers=1,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     batch = [[1, 1, 1], [0, 1], [1]]
     model = assert_agree(p, batch)
@@ -138,6 +143,7 @@ def test_causal_mode_hides_later_positions():
         3,
         max_layers=1,
         causal=True,
+        undefined="no_match",  # the compiled model: undefined matches no rule
     )
     batch = [[0, 2, 1, 2], [2, 2], [1, 0]]
     model = assert_agree(p, batch)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rasplab.compiler import compile_program, run_compiled
-from rasplab.compiler.verify import verify_program
 from rasplab.programs import get_program, program_names
+from rasplab.programs.verify import verify_program
 
 # name -> (long lengths, random samples there, every input up to this length)
 CASES = {

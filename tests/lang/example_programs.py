@@ -41,4 +41,5 @@ def conflict_program():
         output="out",
         input_range=2,
         max_layers=2,
+        undefined="no_match",  # position 0 reads an undefined ``left``: no rule, no error
     )

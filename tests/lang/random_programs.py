@@ -135,4 +135,5 @@ def random_program(rng):
         max_layers=int(rng.integers(1, 5)) + 3 * halting,
         causal=bool(rng.random() < 0.3),
         name="random",
+        undefined=str(rng.choice(["raise", "no_match"])),
     )

@@ -91,7 +91,9 @@ def selector_width_program(values=(-2.0, -1.0, -0.5, 0.0, 1 / 3, 0.5, 1.0)):
         elif z["left"] == 1 / 3:
             z["x"] = -1.0
 
-    return program(variables, heads, mlp, output="out", input_range=4, max_layers=3)
+    return program(
+        variables, heads, mlp, output="out", input_range=4, max_layers=3, undefined="no_match"
+    )
 
 
 def test_numerical_means_and_buckets():
@@ -188,7 +190,16 @@ def set_query_program(causal=False):
         if z["hit"] == 2:
             z["q"] = sets[0]
 
-    return program(variables, heads, mlp, output="avg", input_range=3, max_layers=3, causal=causal)
+    return program(
+        variables,
+        heads,
+        mlp,
+        output="avg",
+        input_range=3,
+        max_layers=3,
+        causal=causal,
+        undefined="no_match",
+    )
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -216,7 +227,16 @@ def relative_program(mask, causal=False):
         "h": qkv("tok", "tok", "tok", relative=mask),
         "n": qkv("tok", "tok", "one", relative=mask),
     }
-    return program(variables, heads, mlp, output="out", input_range=2, max_layers=2, causal=causal)
+    return program(
+        variables,
+        heads,
+        mlp,
+        output="out",
+        input_range=2,
+        max_layers=2,
+        causal=causal,
+        undefined="no_match",
+    )
 
 
 @pytest.mark.parametrize(
@@ -242,6 +262,7 @@ def test_v_relative_reads_neighbour_and_undefined_at_edges():
         output="out",
         input_range=2,
         max_layers=1,
+        undefined="no_match",
     )
     run = assert_same(p, [[1, 0, 1, 1], [1]])
     assert run.traces[0].layers[0].after_attention["left"] == [None, 1, 0, 1]
@@ -261,10 +282,59 @@ def test_undefined_head_outputs_match_no_rule():
         output="out",
         input_range=3,
         max_layers=1,
+        undefined="no_match",
     )
     run = assert_same(p, [[0, 1, 1, 2], [2, 2]])
     assert run.traces[0].layers[0].after_attention["same"] == [0, None, None, 2]
     assert run.outputs == [[0, 0, 0, 2], [0, 0]]
+
+
+def test_reading_an_undefined_value_raises_by_default():
+    """ALTA's rule: the error names the rule, the variable, the layer (as traces number it)
+    and the position; both interpreters agree, and ``errors="mark"`` fails only that row."""
+
+    def mlp(z):
+        z["out"] = z["same"]
+
+    p = program(
+        {"tok": input_var(3), "out": var(3)},
+        {"same": qkv("tok", "tok", "tok")},
+        mlp,
+        output="out",
+        input_range=3,
+        max_layers=1,
+    )
+    assert p.undefined == "raise"
+    with pytest.raises(RasplabError) as err:
+        interpret(p, [[0, 1, 1, 2]])
+    with pytest.raises(RasplabError) as ref_err:
+        run_reference(p, [0, 1, 1, 2])
+    assert str(err.value) == str(ref_err.value)
+    assert "reads 'same', which is undefined at layer 1, position 1" in str(err.value)
+    run = interpret(p, [[0, 1, 2], [1, 1], [2]], errors="mark")
+    assert run.outputs == [[0, 1, 2], None, [2]] and run.errors[1].startswith("rule [")
+
+
+def test_a_guarded_read_of_an_undefined_value_is_no_error():
+    """A path that does not read the head where it is undefined runs under the default."""
+
+    def mlp(z):
+        if z["tok"] != 0:  # position 0 holds token 0: ``left`` is read only after it
+            z["out"] = z["left"]
+
+    p = program(
+        {"tok": input_var(2), "out": var(2)},
+        {"left": v_relative("tok", -1)},
+        mlp,
+        output="out",
+        input_range=2,
+        max_layers=1,
+    )
+    assert interpret(p, [[0, 1, 1, 0]]).outputs == [[0, 0, 1, 0]]
+    with pytest.raises(RasplabError, match="undefined at layer 1, position 0"):
+        interpret(p, [[1, 1]])
+    with pytest.raises(RasplabError, match="undefined must be one of"):
+        program({"o": var(2)}, {}, [], output="o", input_range=1, undefined="ignore")
 
 
 def test_rule_conflict_names_both_rules_layer_and_position():
@@ -275,7 +345,7 @@ def test_rule_conflict_names_both_rules_layer_and_position():
     with pytest.raises(RasplabError) as err:
         interpret(p, [[0, 1, 1]])
     assert str(err.value) == str(ref_err.value)
-    assert "layer 0, position 2" in str(err.value) and str(rules[0]) in str(err.value)
+    assert "layer 1, position 2" in str(err.value) and str(rules[0]) in str(err.value)
     assert str(rules[1]) in str(err.value)
     with pytest.raises(RasplabError, match=r"position 2: .*\(sequence 1 of the batch\)"):
         interpret(p, [[1, 0], [0, 1, 1]])
@@ -340,3 +410,28 @@ def test_random_programs_match_reference(chunk):
             else:
                 assert "did not halt" in str(err.value)
     assert compared >= 100 and errors >= 1
+
+
+def test_describe_starts_with_a_summary_and_mlp_takes_several_functions():
+    def first(x):
+        if x["tok"] == 1:
+            x["a"] = 1
+
+    def second(x):
+        if x["tok"] == 0:
+            x["b"] = 1
+
+    p = program(
+        {"tok": input_var(2), "a": var(2), "b": var(2)},
+        {},
+        [first, second],
+        output="a",
+        input_range=2,
+        max_layers=1,
+    )
+    assert len(p.rules) == 2  # traced alone: neither rule tests what the other reads
+    assert interpret(p, [[1, 0]]).outputs == [[1, 0]]
+    summary = p.describe().splitlines()[1]
+    assert "3 variables (3 categorical, 0 numerical, 0 set), 0 heads, 2 update rules" in summary
+    with pytest.raises(RasplabError, match="got str; pass mlp as a list of Rules"):
+        program({"o": var(2)}, {}, ["if o == 0"], output="o", input_range=1)

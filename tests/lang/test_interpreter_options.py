@@ -101,11 +101,24 @@ def test_mark_reports_conflicts_per_sequence_and_finishes_the_rest():
     for b, tokens in enumerate(batch):
         assert (run.outputs[b], run.errors[b]) == reference_outcome(p, tokens)[::2]
     assert run.outputs[0] == [1, 2] and run.outputs[3] == [0, 0, 1]
-    assert run.errors[1].startswith("rules conflict on 'out' at layer 0, position 2: ")
+    assert run.errors[1].startswith("rules conflict on 'out' at layer 1, position 2: ")
     assert run.layers == [2, 0, 0, 2]  # failing sequences completed no layer
     assert not run.fired[1].any()  # the failing layer's rules are not counted
     with pytest.raises(RasplabError, match=r"position 2: .*\(sequence 1 of the batch\)"):
         interpret(p, batch)  # the default still raises on the first failing sequence
+
+
+def test_error_layers_are_numbered_as_in_traces():
+    """A conflict in the layer after the trace's last completed layer k is reported as k + 1."""
+    p = conflict_program()
+    for tokens in ([0, 1, 1], [1, 0, 1, 1]):
+        run = interpret(p, [tokens], errors="mark", trace=True)
+        if run.errors[0] is None:
+            continue
+        done = len(run.traces[0].layers)
+        assert f"at layer {done + 1}," in run.errors[0]
+        table = run.traces[0].table()
+        assert (f"layer {done}:" in table) and (f"layer {done + 1}:" not in table)
 
 
 def test_mark_reports_sequences_that_do_not_halt():
@@ -162,7 +175,16 @@ def counting_program(xs, causal=False):
         z["mid"] = (0.0, 0.5, 1.0).index(z["mean"])
         z["got"] = z["one"]
 
-    return program(variables, heads, mlp, output="mid", input_range=3, max_layers=1, causal=causal)
+    return program(
+        variables,
+        heads,
+        mlp,
+        output="mid",
+        input_range=3,
+        max_layers=1,
+        causal=causal,
+        undefined="no_match",
+    )
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -7,6 +7,8 @@ import sys
 
 import typer
 
+from rasplab.cli.compile import PROGRAM_HELP
+
 
 def minimal_record(
     name: str, train_lengths: str, test_lengths: str, samples: int | None, seed: int
@@ -15,14 +17,14 @@ def minimal_record(
     from rasplab.analysis.minimal import evaluate_minimal, minimize
     from rasplab.bins import Bin
     from rasplab.errors import RasplabError
-    from rasplab.programs import get_program
     from rasplab.programs.base import MAX_SAMPLES
+    from rasplab.programs.loading import resolve_program
     from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
     check_seed(seed)
-    entry = get_program(name)
+    entry = resolve_program(name)
     train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
     entry.check_lengths(train)
     entry.check_lengths(test)
@@ -54,9 +56,7 @@ def register(app: typer.Typer) -> None:
         "minimal", short_help="Minimal program for training inputs, scored on test inputs."
     )
     def minimal_command(
-        name: str = typer.Argument(
-            ..., metavar="NAME", help="Program name (see `rasplab programs`)."
-        ),
+        name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
         train_lengths: str = typer.Option(
             ..., "--train-lengths", metavar="A-B", help="Training length bin A-B."
         ),

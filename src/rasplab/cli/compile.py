@@ -15,6 +15,8 @@ import typer
 
 from rasplab.errors import RasplabError
 
+PROGRAM_HELP = "Library program (see `rasplab programs`) or FILE.py:NAME (a Program or a function returning one)."
+
 
 def compiled_runner(program, max_layers: int | None = None):
     """A ``rasplab run`` runner executing ``program``'s compiled model (compiled per batch with
@@ -42,26 +44,26 @@ def model_runner(model, max_layers: int | None = None):
 
 
 def load_model_entry(directory: str, name: str | None):
-    """``(model, library entry)`` for ``rasplab run --model DIR`` (entry from the saved JSON)."""
+    """``(model, entry)`` for ``rasplab run --model DIR``: the library entry the saved JSON
+    names, else (a user program's model) token ids in, output values out."""
     from rasplab.compiler.export import load_compiled
-    from rasplab.programs import get_program
+    from rasplab.programs.loading import resolve_program, token_entry
 
     model = load_compiled(directory)
     saved = model.spec.get("entry")
     if name is not None and saved is not None and name != saved:
         raise RasplabError(f"model in {directory!r} was compiled from {saved!r}, not {name!r}")
     if saved is None and name is None:
-        raise RasplabError(
-            f"model in {directory!r} names no library program; give NAME to encode inputs"
-        )
-    return model, get_program(name or saved)
+        return model, token_entry(None, model.spec["name"], model.spec["input_range"])
+    return model, resolve_program(name or saved)
 
 
 def _program(name: str, minimal_lengths: str | None, samples: int | None, seed: int):
-    """The library entry and its program (minimal w.r.t. ``minimal_lengths`` if given)."""
-    from rasplab.programs import get_program
+    """The entry (library name or FILE.py:NAME) and its program (minimal w.r.t.
+    ``minimal_lengths`` if given)."""
+    from rasplab.programs.loading import resolve_program
 
-    entry = get_program(name)
+    entry = resolve_program(name)
     if minimal_lengths is None:
         return entry, entry.program()
     from rasplab.analysis.minimal import minimal_program
@@ -84,9 +86,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("compile")
     def compile_command(
-        name: str = typer.Argument(
-            ..., metavar="NAME", help="Library program (see `rasplab programs`)."
-        ),
+        name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
         minimal_lengths: str = typer.Option(
             None,
             "--minimal-lengths",
@@ -109,16 +109,18 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
-        """Compile a library program into transformer weights and print its sizes."""
+        """Compile a program into transformer weights and print its sizes."""
         from rasplab.compiler.export import save_compiled
         from rasplab.compiler.stats import model_stats
-        from rasplab.compiler.verify import compile_entry
+        from rasplab.programs.verify import compile_entry
 
         entry, program = _program(name, minimal_lengths, samples, seed)
         model = compile_entry(entry, program, max_length=max_length)
         report = model_stats(model, program)
         if out is not None:
-            save_compiled(model, out, entry=entry.name)
+            from rasplab.programs.loading import is_file_ref
+
+            save_compiled(model, out, entry=None if is_file_ref(name) else entry.name)
             print(f"saved compiled model to {out}", file=sys.stderr)
         if as_json:
             print(json.dumps(report))
@@ -128,9 +130,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("verify")
     def verify_command(
-        name: str = typer.Argument(
-            ..., metavar="NAME", help="Library program (see `rasplab programs`)."
-        ),
+        name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
         lengths: str = typer.Option(
             ..., "--lengths", metavar="A-B", help="Input lengths A-B (the program's length unit)."
         ),
@@ -155,7 +155,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Check the compiled model against the interpreter, every variable at every layer."""
-        from rasplab.compiler.verify import verify_program
+        from rasplab.programs.verify import verify_program
 
         entry, program = _program(name, minimal_lengths, None, seed)
         report = verify_program(

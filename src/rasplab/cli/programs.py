@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 
+from rasplab.cli.compile import PROGRAM_HELP
 from rasplab.errors import RasplabError
 from rasplab.lang.interpreter import BatchRun, interpret
 from rasplab.lang.program import Program
@@ -53,14 +54,20 @@ def read_inputs(text: str | None, path: Path | None) -> list[str]:
 
 
 def run_inputs(
-    entry: LibraryProgram, texts: Sequence[str], runner: Runner, trace: bool = False
+    entry: LibraryProgram,
+    texts: Sequence[str],
+    runner: Runner,
+    trace: bool = False,
+    encode: Callable[[str], list[int]] | None = None,
 ) -> list[dict]:
-    """Encode, run as one batch, decode: one ``{"output", "layers"[, "trace"]}`` per input."""
+    """Encode (``encode``, default the entry's), run as one batch, decode: one
+    ``{"output", "layers"[, "trace"]}`` per input."""
     batch = []
     for n, text in enumerate(texts, start=1):
         try:
-            entry.check_input(text)
-            batch.append(list(entry.encode(text)))
+            if encode is None:  # natural inputs: refused beyond the program's length limit
+                entry.check_input(text)
+            batch.append(list((encode or entry.encode)(text)))
         except RasplabError as err:
             raise RasplabError(
                 f"input {n} ({text!r}): {err}" if len(texts) > 1 else str(err)
@@ -102,9 +109,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("run")
     def run_command(
-        name: str = typer.Argument(
-            None, metavar="NAME", help="Library program (see `rasplab programs`)."
-        ),
+        name: str = typer.Argument(None, metavar="NAME", help=PROGRAM_HELP),
         text: str = typer.Option(
             None, "--input", metavar="TEXT", help='One natural input, e.g. "1 0 1 1".'
         ),
@@ -113,6 +118,12 @@ def register(app: typer.Typer) -> None:
             "--inputs",
             metavar="FILE",
             help="File with one natural input per line (one batch).",
+        ),
+        tokens: str = typer.Option(
+            None,
+            "--tokens",
+            metavar="IDS",
+            help='Token ids instead of a natural input, e.g. "3 1 0".',
         ),
         trace: bool = typer.Option(False, "--trace", help="Also print the residual-stream trace."),
         as_json: bool = typer.Option(
@@ -131,9 +142,10 @@ def register(app: typer.Typer) -> None:
             help="Run a compiled model saved by `rasplab compile --out DIR`.",
         ),
     ) -> None:
-        """Run a library program on the natural input of its task."""
+        """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
+        on token ids (--tokens)."""
         from rasplab.cli import compile as compile_cmds
-        from rasplab.programs import get_program
+        from rasplab.programs.loading import resolve_program, token_ids
 
         if model_dir is not None:
             model, entry = compile_cmds.load_model_entry(model_dir, name)
@@ -141,12 +153,21 @@ def register(app: typer.Typer) -> None:
         elif name is None:
             raise RasplabError("give a program NAME (see `rasplab programs`) or --model DIR")
         else:
-            entry = get_program(name)
+            entry = resolve_program(name)
             runner = (
                 compile_cmds.compiled_runner(entry.program(), max_layers)
                 if compiled
                 else interpreter_runner(entry.program(), max_layers)
             )
-        texts = read_inputs(text, None if path is None else Path(path))
-        for record in run_inputs(entry, texts, runner, trace):
+        encode = None
+        if tokens is not None:
+            if text is not None or path is not None:
+                raise RasplabError(
+                    "give --tokens IDS or a natural input (--input/--inputs), not both"
+                )
+            vocab = model.spec["input_range"] if model_dir else entry.program().input_range
+            texts, encode = [tokens], lambda ids: token_ids(ids, vocab)
+        else:
+            texts = read_inputs(text, None if path is None else Path(path))
+        for record in run_inputs(entry, texts, runner, trace, encode):
             _print_record(record, as_json)

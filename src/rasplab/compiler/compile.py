@@ -133,6 +133,7 @@ def compile_program(program: Program, max_length: int | None = None) -> Compiled
         "W_O": att["W_O"],
         "sink": att["sink"],
         "rule_units": mlp.rule_units,
+        "rule_writes": rule_writes(program, layout),
     }
     if pos is not None:
         tensors["pos_emb"] = pos
@@ -173,6 +174,13 @@ def compile_program(program: Program, max_length: int | None = None) -> Compiled
     )
     spec["compile_seconds"] = time.perf_counter() - start
     return model
+
+
+def rule_writes(program: Program, layout: Layout) -> np.ndarray:
+    """``[R]`` int64: per rule, the index in ``layout.slots`` of the variable it writes (a run
+    reads rule conflicts off the rule units with it)."""
+    index = {s.name: i for i, s in enumerate(layout.slots)}
+    return np.array([index[r.var] for r in program.rules], dtype=np.int64)
 
 
 def numeric_tolerance(model: CompiledTransformer, dtype: torch.dtype, length: int) -> float:

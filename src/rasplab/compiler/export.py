@@ -48,6 +48,7 @@ REQUIRED = (
     "W_O",
     "sink",
     "rule_units",
+    "rule_writes",
     "mlp_b1",
     "mlp_b2",
     "mlp_b3",

@@ -30,16 +30,16 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from rasplab.lang.numbers import exact
+
 UNIT_ROUNDOFF = {"float32": 2.0**-24, "float64": 2.0**-53}
 DTYPES = ("float32", "float64")
 
 
 def rational(x: float) -> Fraction:
-    """The simple fraction a float stands for (``0.1`` -> 1/10), else its exact binary value."""
-    if not math.isfinite(x):
-        raise ValueError(f"non-finite value {x}")
-    simple = Fraction(x).limit_denominator(1 << 20)
-    return simple if float(simple) == x else Fraction(x)
+    """The exact value a float stands for: :func:`rasplab.lang.numbers.exact` (the
+    interpreters bucket with the same values)."""
+    return exact(x)
 
 
 def power_of_two_above(m: float) -> float:

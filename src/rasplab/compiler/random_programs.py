@@ -1,9 +1,12 @@
 """Random programs for differential tests: compiled model == interpreter on random inputs.
 
 A random program has a few categorical, numerical (bucket centres and values on a grid of
-quarters, negative ones included) and set variables initialised from the token, the
+quarters, negative ones included, or for some programs of tenths, which binary floats
+cannot hold exactly) and set variables initialised from the token, the
 position or a constant; heads of random shape (categorical or set queries, relative masks,
-``v_relative``, categorical or numerical values, numerical heads with their own buckets);
+``v_relative``, categorical or numerical values, numerical heads with their own buckets, mostly placed so that the exact mean of two values
+the head can read lies exactly on a bucket boundary, where float rounding would pick either
+side);
 optionally causal attention and halting. Rules come from one random decision tree per
 written variable (its leaves exclude each other, so rules never conflict). Halting programs
 get a ``clock`` that counts layers and a ``done`` flag that random conditions may raise
@@ -24,11 +27,14 @@ import numpy as np
 
 from rasplab.errors import RasplabError
 from rasplab.lang import Rule, numeric_var, program, qkv, set_var, v_relative, var
+from rasplab.lang.numbers import boundaries, exact, exact_mean
 from rasplab.lang.program import Program
 from rasplab.lang.variables import Var
 
 GRID = tuple(k / 4 for k in range(-24, 25))
-"""Numerical values and bucket centres are drawn from multiples of 1/4 in [-6, 6]."""
+"""Numerical values and bucket centres are drawn from multiples of 1/4 in [-6, 6] ..."""
+TENTHS = tuple(k / 10 for k in range(-30, 31))
+"""... or, for some programs, from multiples of 1/10 in [-3, 3] (inexact in binary)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,9 @@ def _subsets(r: int) -> list[frozenset]:
     return [frozenset(c) for n in range(r + 1) for c in itertools.combinations(range(r), n)]
 
 
-def _variables(rng: np.random.Generator, cfg: RandomProgramConfig, vocab: int) -> dict[str, Var]:
+def _variables(
+    rng: np.random.Generator, cfg: RandomProgramConfig, vocab: int, grid: tuple
+) -> dict[str, Var]:
     """Random categorical, numerical and set variables."""
     out: dict[str, Var] = {}
     for i in range(int(rng.integers(2, 5))):
@@ -81,9 +89,9 @@ def _variables(rng: np.random.Generator, cfg: RandomProgramConfig, vocab: int) -
         else:
             out[f"c{i}"] = var(r, default=table[0])
     for i in range(int(rng.integers(0, 3))):
-        centres = tuple(sorted(rng.choice(GRID, int(rng.integers(1, 5)), replace=False).tolist()))
+        centres = tuple(sorted(rng.choice(grid, int(rng.integers(1, 5)), replace=False).tolist()))
         how = str(rng.choice(["token", "position", "default"]))
-        table = _table(rng, list(GRID[::2]) + list(centres), 5)
+        table = _table(rng, list(grid[::2]) + list(centres) + list(_midpoints(centres)), 5)
         out[f"n{i}"] = numeric_var(
             values=centres,
             default=table[0],
@@ -106,7 +114,38 @@ def _variables(rng: np.random.Generator, cfg: RandomProgramConfig, vocab: int) -
     return out
 
 
-def _heads(rng: np.random.Generator, cfg: RandomProgramConfig, variables: dict[str, Var]) -> dict:
+def _midpoints(centres) -> list[float]:
+    """The bucket boundaries of ``centres`` as values (a variable holding one sits on it)."""
+    return [float(m) for m in boundaries(centres)]
+
+
+def _occurring(spec: Var, vocab: int, cfg: RandomProgramConfig) -> list[float]:
+    """The initial values a numerical variable can hold in inputs of up to max_length tokens."""
+    if spec.init == "token":
+        return [spec.initial(t, 0) for t in range(vocab)]
+    if spec.init == "position":
+        return [spec.initial(0, q) for q in range(cfg.max_length)]
+    return [spec.default]
+
+
+def _head_buckets(rng, grid: tuple, values: list[float]) -> tuple[float, ...]:
+    """Bucket centres for a numerical head; half the time two of them straddle the exact mean
+    of two values the head reads, so that mean lies exactly on their boundary."""
+    if rng.random() < 0.3:
+        return tuple(sorted(rng.choice(grid, int(rng.integers(1, 5)), replace=False).tolist()))
+    a, b = (values[int(i)] for i in rng.integers(0, len(values), 2))
+    m = exact_mean([a, b])
+    d = exact(float(rng.choice(grid[len(grid) // 2 + 1 :])))  # a positive grid value
+    return (float(m - d), float(m + d))
+
+
+def _heads(
+    rng: np.random.Generator,
+    cfg: RandomProgramConfig,
+    variables: dict[str, Var],
+    vocab: int,
+    grid: tuple,
+) -> dict:
     """Random heads over the ordinary variables."""
     cats = [n for n, v in variables.items() if v.kind == "categorical"]
     values = [n for n, v in variables.items() if v.kind != "set"]
@@ -115,11 +154,8 @@ def _heads(rng: np.random.Generator, cfg: RandomProgramConfig, variables: dict[s
         value = str(rng.choice(values))
         output = None
         if variables[value].kind == "numerical":
-            output = numeric_var(
-                values=tuple(
-                    sorted(rng.choice(GRID, int(rng.integers(1, 5)), replace=False).tolist())
-                )
-            )
+            seen = _occurring(variables[value], vocab, cfg)
+            output = numeric_var(values=_head_buckets(rng, grid, seen))
         if rng.random() < 0.3:
             heads[f"h{i}"] = v_relative(value, int(rng.integers(-2, 3)), output=output)
             continue
@@ -143,6 +179,7 @@ def _tree_rules(
     name: str,
     spec: Var,
     readable: dict[str, Var],
+    grid: tuple,
 ) -> list[Rule]:
     """One random decision tree writing ``name``: disjoint leaves, so no two rules conflict."""
     names = list(readable)
@@ -162,7 +199,7 @@ def _tree_rules(
         options = spec.possible_values()
         new = options[int(rng.integers(0, len(options)))]
         if spec.kind == "numerical" and rng.random() < 0.5:
-            new = float(rng.choice(GRID))  # a value off the bucket centres
+            new = float(rng.choice(grid))  # a value off the bucket centres
         context = tuple(zip(reads, combo))
         olds = [dict(context)[name]] if name in reads else list(options)
         rules += [Rule(context, name, old, new) for old in olds if old != new]
@@ -174,14 +211,15 @@ def random_program(
 ) -> Program:
     """One random, valid, compilable program (see the module docstring)."""
     vocab = int(rng.integers(2, 5))
-    variables = _variables(rng, cfg, vocab)
-    heads = _heads(rng, cfg, variables)
+    grid = GRID if rng.random() < 0.4 else TENTHS
+    variables = _variables(rng, cfg, vocab, grid)
+    heads = _heads(rng, cfg, variables, vocab, grid)
     probe = program(variables, heads, [], output="c0", input_range=vocab)
     readable = probe.all_variables
     rules: list[Rule] = []
     writable = [n for n in variables if n != "relative_qk"]
     for name in rng.permutation(writable).tolist()[: int(rng.integers(1, len(writable) + 1))]:
-        rules += _tree_rules(rng, cfg, name, variables[name], readable)
+        rules += _tree_rules(rng, cfg, name, variables[name], readable, grid)
     halt = None
     layers = int(rng.integers(1, 5))
     if rng.random() < 0.4:
@@ -208,6 +246,7 @@ def random_program(
         max_layers=layers,
         causal=causal,
         name="random",
+        undefined="no_match",  # the compiled model's semantics: an undefined value matches nothing
     )
 
 

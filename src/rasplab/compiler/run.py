@@ -4,7 +4,11 @@ Same contract as :func:`rasplab.lang.interpreter.interpret`: without a halt spec
 sequence runs ``max_layers`` layers; with one, a sequence stops after the first layer in
 which all of its positions hold the halt value (it is then dropped from further work), and
 one that has not halted after ``max_layers`` layers is an error. ``fixed_layers=L`` instead
-runs exactly L layers for everyone, ignoring the halt spec. With ``trace=True`` the decoded
+runs exactly L layers for everyone, ignoring the halt spec. Two rules writing one variable
+at one position (read off the rule units) fail the sequence, as in the interpreter: the
+default ``errors="raise"`` raises, ``errors="mark"`` gives that sequence ``outputs[b] = None``
+and its message in ``errors[b]`` and completes the rest; a compiled model never returns the
+state such a position decodes to. With ``trace=True`` the decoded
 residual after every sub-layer (and the rules fired, read off the rule units) is returned as
 one :class:`rasplab.lang.trace.Trace` per sequence, comparable with the interpreter's.
 
@@ -44,11 +48,13 @@ input is refused before anything is allocated, with the longest length that fits
 
 @dataclass
 class CompiledRun:
-    """Per sequence: output values, layers run and (optional) trace."""
+    """Per sequence: output values (``None``: failed), layers completed, (optional) trace, and
+    why each sequence failed (``None`` where it did not)."""
 
-    outputs: list[list[int]]
+    outputs: list[list[int] | None]
     layers: list[int]
     traces: list[Trace] | None = None
+    errors: list[str | None] | None = None
 
 
 def _suffix(b: int, size: int) -> str:
@@ -117,7 +123,37 @@ class _Recorder:
             self.traces[b].layers.append(LayerTrace(after_a[r], after_m[r], f))
 
 
-def _run_chunk(model, batch, ids, limit, fixed, dtype, recorder, outputs, layers) -> None:
+def _conflicts(model: CompiledTransformer, h3: torch.Tensor, lengths: torch.Tensor, layer: int):
+    """``{row: message}``: rows with two fired rule units writing one variable at one real
+    position; the message names the first such position and pair, as the interpreter does."""
+    writes = model.rule_writes
+    if not len(writes):
+        return {}
+    rows, t = len(lengths), h3.shape[1] // len(lengths)
+    fired = h3[model.rule_units] > 0.5  # [R, N]
+    counts = torch.zeros(len(model.layout.slots), fired.shape[1], dtype=torch.int32)
+    counts.index_add_(0, writes, fired.to(torch.int32))
+    clash = (counts > 1).any(dim=0).view(rows, t) & (torch.arange(t)[None, :] < lengths[:, None])
+    out = {}
+    for r in torch.nonzero(clash.any(dim=1)).flatten().tolist():
+        pos = int(torch.nonzero(clash[r]).flatten()[0])
+        seen: dict[int, int] = {}
+        for rule in torch.nonzero(fired[:, r * t + pos]).flatten().tolist():
+            slot = int(writes[rule])
+            if slot in seen:
+                name = model.layout.slots[slot].name
+                out[r] = (
+                    f"rules conflict on {name!r} at layer {layer}, position {pos}: rules "
+                    f"{seen[slot]} and {rule} (indices in the program's rule list)"
+                )
+                break
+            seen[slot] = rule
+    return out
+
+
+def _run_chunk(
+    model, batch, ids, limit, fixed, dtype, recorder, outputs, layers, failures, raising
+) -> None:
     lengths = torch.tensor([len(batch[b]) for b in ids], dtype=torch.long)
     t = int(lengths.max())
     tokens = torch.zeros((len(ids), t), dtype=torch.long)
@@ -128,33 +164,47 @@ def _run_chunk(model, batch, ids, limit, fixed, dtype, recorder, outputs, layers
     if recorder is not None:
         recorder.initial(x, active, lengths.tolist())
     halting = model.spec["halt"] is not None and fixed is None
-    for _ in range(limit):
+    for layer in range(1, limit + 1):
         xa = model.attend_(x if recorder is None else x.clone())
         x = xa.clone() if recorder is not None else xa
         h3 = model.mlp_(x)
         x.mul_(valid_mask(lengths, x.shape[1]))
-        for b in active:
-            layers[b] += 1
+        bad = _conflicts(model, h3, lengths, layer)
+        if bad and raising:
+            r = min(bad, key=lambda k: active[k])
+            raise RasplabError(bad[r] + _suffix(active[r], len(batch)))
+        ok = torch.tensor([r not in bad for r in range(len(active))])
+        for r, b in enumerate(active):
+            if r in bad:
+                failures[b] = bad[r]
+            else:
+                layers[b] += 1
         if recorder is not None:
-            recorder.layer(xa, x, h3, active, lengths.tolist())
-        if not halting:
-            continue
-        done = model.halted(x, lengths)
-        if done.any():
+            if bad:  # a failed sequence's trace ends with its last completed layer
+                keep_h3 = h3.view(h3.shape[0], len(active), -1)[:, ok].reshape(h3.shape[0], -1)
+                kept = [b for b, k in zip(active, ok.tolist()) if k]
+                recorder.layer(xa[ok], x[ok], keep_h3, kept, lengths[ok].tolist())
+            else:
+                recorder.layer(xa, x, h3, active, lengths.tolist())
+        done = (
+            model.halted(x, lengths) & ok if halting else torch.zeros(len(active), dtype=torch.bool)
+        )
+        if done.any() or bad:
             out = model.output(x)
             for r in torch.nonzero(done).flatten().tolist():
                 outputs[active[r]] = out[r, : int(lengths[r])].tolist()
-            keep = ~done
+            keep = ~done & ok
             active = [b for b, k in zip(active, keep.tolist()) if k]
             if not active:
                 return
             lengths = lengths[keep]
             x = x[keep][:, : int(lengths.max())].contiguous()
     if halting:
-        raise RasplabError(
-            f"program {model.spec['name']!r} did not halt within {limit} layers"
-            f"{_suffix(active[0], len(batch))}"
-        )
+        message = f"program {model.spec['name']!r} did not halt within {limit} layers"
+        if raising:
+            raise RasplabError(message + _suffix(active[0], len(batch)))
+        failures.update((b, message) for b in active)
+        return
     out = model.output(x)
     for r, b in enumerate(active):
         outputs[b] = out[r, : int(lengths[r])].tolist()
@@ -176,8 +226,11 @@ def run_compiled(
     max_layers: int | None = None,
     fixed_layers: int | None = None,
     dtype: torch.dtype | None = None,
+    errors: str = "raise",
 ) -> CompiledRun:
     """Run ``model`` on every token-id sequence of ``batch`` (see the module docstring)."""
+    if errors not in ("raise", "mark"):
+        raise RasplabError(f"errors must be one of: raise, mark; got {errors!r}")
     dtype = model.default_dtype() if dtype is None else dtype
     model.check_dtype(dtype)
     if fixed_layers is not None:
@@ -188,7 +241,8 @@ def run_compiled(
         raise RasplabError(f"the number of layers must be a positive int, got {limit!r}")
     batch = _check(model, batch)
     size = len(batch)
-    outputs: list[list[int]] = [[] for _ in range(size)]
+    outputs: list[list[int] | None] = [[] for _ in range(size)]
+    failures: dict[int, str] = {}
     layers = [0] * size
     kinds = {s.name: s.kind for s in model.layout.slots}
     recorder = _Recorder(model, batch, kinds) if trace else None
@@ -217,7 +271,21 @@ def run_compiled(
                     model.spec["output"],
                 )
         if ids:
-            _run_chunk(model, batch, ids, limit, fixed_layers, dtype, recorder, outputs, layers)
+            _run_chunk(
+                model,
+                batch,
+                ids,
+                limit,
+                fixed_layers,
+                dtype,
+                recorder,
+                outputs,
+                layers,
+                failures,
+                errors == "raise",
+            )
         start = stop
     traces = [recorder.traces[b] for b in range(size)] if recorder is not None else None
-    return CompiledRun(outputs, layers, traces)
+    for b in failures:
+        outputs[b] = None
+    return CompiledRun(outputs, layers, traces, [failures.get(b) for b in range(size)])

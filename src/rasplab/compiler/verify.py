@@ -7,17 +7,17 @@ dtype, the values' scale and the length) and the outputs are equal. An input on 
 interpreter fails (no halt within the layer limit, conflicting rules) agrees only if the
 compiled model fails the same way.
 
->>> from rasplab.programs import get_program
->>> report = verify_program(get_program("parity_sequential_relative"), "0-3", samples=100)
->>> report.to_json()
-{'total': 15, 'agree': 15, 'first_divergence': None}
+Any :class:`~rasplab.lang.program.Program` can be verified (:func:`verify`); library
+programs add their natural inputs (:func:`rasplab.programs.verify.verify_program`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from rasplab.bins import Bin
@@ -27,7 +27,6 @@ from rasplab.compiler.run import run_compiled
 from rasplab.errors import RasplabError
 from rasplab.lang.interpreter import interpret
 from rasplab.lang.program import Program
-from rasplab.programs.base import LibraryProgram
 from rasplab.seeding import generator
 
 BATCH = 128
@@ -163,61 +162,62 @@ def compile_for(program: Program, lengths: Sequence[int]) -> CompiledTransformer
     return compile_program(program, max_length=limit)
 
 
-def entry_positions(entry: LibraryProgram, samples: int = 8, seed: int = 0) -> int | None:
-    """Positions the entry's longest inputs take (max over a few random inputs of its
-    ``max_length``); None when the entry has no maximum length."""
-    if entry.max_length is None:
-        return None
-    rng = generator(seed, "entry-positions", entry.name)
-    return max(len(entry.encode(entry.random_input(rng, entry.max_length))) for _ in range(samples))
-
-
-def compile_entry(
-    entry: LibraryProgram, program: Program | None = None, max_length: int | None = None
-) -> CompiledTransformer:
-    """Compile a library program; without ``max_length``, a length-dependent program without a
-    ``position_range`` gets the positions its entry's longest inputs take."""
-    program = entry.program() if program is None else program
-    if (
-        max_length is None
-        and program.position_range is None
-        and resolve_max_length(program, None) is not None
-    ):
-        max_length = entry_positions(entry)
-    return compile_program(program, max_length=max_length)
-
-
-def verify_program(
-    entry: LibraryProgram,
+def sample_inputs(
+    program: Program,
     lengths: Bin | str,
     samples: int,
-    exhaustive_up_to: int | None = None,
+    sampler: Callable[[np.random.Generator, int], Sequence[int]] | None = None,
+    seed: int = 0,
+) -> tuple[list[list[int]], bool]:
+    """Token-id inputs with lengths in the bin: every sequence when the bin holds at most
+    ``samples`` of them and no ``sampler`` is given, else ``samples`` draws (lengths taken in
+    turn; ``sampler(rng, n)`` gives one input of n tokens, default uniform token ids).
+    Returns ``(inputs, exhaustive)``."""
+    lengths = Bin.parse(lengths)
+    if not isinstance(samples, int) or samples < 1:
+        raise RasplabError(f"samples must be a positive int, got {samples!r}")
+    if program.position_range is not None and lengths.hi > program.position_range:
+        raise RasplabError(
+            f"program {program.name!r} accepts at most {program.position_range} tokens "
+            f"(position_range), got bin {lengths}"
+        )
+    v = program.input_range
+    if sampler is None and sum(v**n for n in lengths.lengths()) <= samples:
+        return [
+            list(s) for n in lengths.lengths() for s in itertools.product(range(v), repeat=n)
+        ], True
+    rng = generator(seed, "verify-inputs", program.name, str(lengths))
+    spread = lengths.lengths()
+    draw = sampler or (lambda r, n: r.integers(0, v, n).tolist())
+    return [[int(t) for t in draw(rng, spread[i % len(spread)])] for i in range(samples)], False
+
+
+def verify(
+    program: Program,
+    lengths: Bin | str = "0-8",
+    samples: int = 1000,
+    sampler: Callable[[np.random.Generator, int], Sequence[int]] | None = None,
     seed: int = 0,
     dtype: torch.dtype | None = None,
-    program: Program | None = None,
+    inputs: Sequence[Sequence[int]] = (),
+    labels: Sequence | None = None,
 ) -> VerifyReport:
-    """Verify a library program on ``samples`` natural inputs per the length bin (all of them if
-    the bin holds at most that many), plus every input up to ``exhaustive_up_to``."""
-    texts, _ = entry.inputs(lengths, samples, seed, "verify")
-    if exhaustive_up_to is not None:
-        if entry.all_inputs is None:
-            raise RasplabError(
-                f"program {entry.name!r} cannot enumerate its inputs; drop --exhaustive-up-to"
-            )
-        if not isinstance(exhaustive_up_to, int) or exhaustive_up_to < 0:
-            raise RasplabError(
-                f"--exhaustive-up-to must be a non-negative int, got {exhaustive_up_to!r}"
-            )
-        bound = Bin(entry.min_length, max(exhaustive_up_to, entry.min_length))
-        top = entry.check_lengths(bound).hi
-        count = entry.count_inputs(bound)
-        if count is not None and count > MAX_EXHAUSTIVE:
-            raise RasplabError(
-                f"--exhaustive-up-to {exhaustive_up_to} means {count} inputs of {entry.name!r}; "
-                f"at most {MAX_EXHAUSTIVE} can be verified exhaustively, so lower it"
-            )
-        texts += [x for n in range(entry.min_length, top + 1) for x in entry.all_inputs(n)]
-    program = entry.program() if program is None else program
-    batch = [entry.encode(t) for t in texts]
+    """Compile any ``program`` and compare it with the interpreter on token-id inputs: those of
+    :func:`sample_inputs` for the bin (none with ``samples=0``), then ``inputs`` (shown as
+    ``labels`` in the report).
+
+    >>> from rasplab.lang import var, input_var, v_relative, program
+    >>> def step(x):
+    ...     if x["tok"] == 1:
+    ...         x["out"] = x["left"]
+    >>> p = program({"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)},
+    ...             step, "out", 2, max_layers=1, undefined="no_match")
+    >>> verify(p, "0-4", samples=100).to_json()   # 31 inputs: every sequence of 0-4 tokens
+    {'total': 31, 'agree': 31, 'first_divergence': None}
+    """
+    batch, _ = sample_inputs(program, lengths, samples, sampler, seed) if samples else ([], True)
+    names = [" ".join(map(str, b)) for b in batch]
+    batch += [list(s) for s in inputs]
+    names += list(labels) if labels is not None else [" ".join(map(str, s)) for s in inputs]
     model = compile_for(program, [len(b) for b in batch])
-    return compare_batch(program, model, batch, dtype=dtype, labels=texts)
+    return compare_batch(program, model, batch, dtype=dtype, labels=names)

@@ -38,6 +38,7 @@ from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of t
     run_bins,
 )
 from rasplab.harness.store import finite_json
+from rasplab.models.pretrained import write_config_json
 from rasplab.seeding import generator, torch_generator
 
 
@@ -152,6 +153,7 @@ def train(
         state = load_checkpoint(run_path / CHECKPOINT, model, optimizer)
     if run_path is not None:
         save_config(config, run_path / "config.yaml")
+        write_config_json(model, run_path)  # the run opens with Transformer.from_pretrained
 
     if not state["done"]:
         state = _loop(config, setup, optimizer, state, run_path, progress)

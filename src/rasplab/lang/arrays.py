@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from rasplab.lang.numbers import bucket_codes
 from rasplab.lang.variables import Var
 
 UNDEFINED = -1
@@ -111,10 +112,7 @@ def match_codes(spec: Var, values: np.ndarray, table: SetTable | None) -> np.nda
         return np.where((values >= 0) & (values < r), values, r)
     if spec.kind == "set":
         return table.codes()[values]
-    centres = np.asarray(spec.possible_values())
-    mids = (centres[:-1] + centres[1:]) / 2
-    codes = np.searchsorted(mids, values, side="left")
-    return np.where(np.isnan(values), r, codes)
+    return bucket_codes(spec.possible_values(), values)
 
 
 def to_python(spec: Var, row: np.ndarray, table: SetTable | None) -> list:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rasplab.lang import numbers
 from rasplab.lang.arrays import UNDEFINED, SetTable
 from rasplab.lang.heads import HeadSpec
 from rasplab.lang.program import Program
@@ -47,6 +48,7 @@ class HeadPlan:
     numerical: bool
     key_range: int
     query_table: SetTable | None  # set query: the query variable's interned sets
+    centres: tuple | None  # numerical output with at least two buckets: their centres
 
 
 def plan_heads(program: Program, tables: dict[str, SetTable]) -> list[HeadPlan]:
@@ -61,9 +63,15 @@ def plan_heads(program: Program, tables: dict[str, SetTable]) -> list[HeadPlan]:
                 program.head_outputs[name].kind == "numerical",
                 program.variables[head.key].range,
                 tables.get(head.query) if q.kind == "set" else None,
+                _centres(program.head_outputs[name]),
             )
         )
     return plans
+
+
+def _centres(spec) -> tuple | None:
+    many = spec.kind == "numerical" and spec.values is not None and len(spec.values) > 1
+    return spec.values if many else None
 
 
 def run_heads(
@@ -92,7 +100,24 @@ def run_heads(
                 out[p.name] = _set_histogram_head(p, query, key, value, valid)
             else:
                 out[p.name] = _dense_head(p, query, key, value, valid, causal, masked, exact)
+        if p.centres is not None:
+            _exact_at_boundaries(p, out[p.name], query, key, value, valid, causal)
     return out
+
+
+def _exact_at_boundaries(p: HeadPlan, mean, query, key, value, valid, causal) -> None:
+    """Replace, in place, each float mean near a bucket boundary by the float of the exact
+    mean (:mod:`rasplab.lang.numbers`), so that it falls in the exact mean's bucket."""
+    close = numbers.near(mean, numbers.float_boundaries(p.centres)) & valid
+    for b, i in np.argwhere(close).tolist():
+        j = np.flatnonzero(valid[b])
+        member = p.query_table.membership()[query[b, i]] if p.query_table is not None else None
+        sel = key[b, j] == query[b, i] if member is None else member[key[b, j]]
+        if p.head.relative is not None:
+            sel &= np.isin(j - i, np.fromiter(p.head.relative, dtype=np.int64))
+        if causal:
+            sel &= j <= i
+        mean[b, i] = float(numbers.exact_mean(value[b, j[sel]].tolist()))
 
 
 def _small_sets(p: HeadPlan, t: int) -> bool:

@@ -20,7 +20,7 @@ ordinary categorical variable, so it is never undefined.
 ...     if x["left"] == 1:
 ...         x["out"] = 1
 >>> p = program({"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)},
-...             mlp, output="out", input_range=2, max_layers=1)
+...             mlp, output="out", input_range=2, max_layers=1, undefined="no_match")
 >>> run = interpret(p, [[1, 0, 1, 1], [0, 1]])
 >>> run.outputs, run.layers
 ([[0, 1, 0, 1], [0, 0]], [1, 1])
@@ -37,10 +37,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from rasplab.errors import RasplabError
-from rasplab.lang.arrays import SetTable, initial_array, match_codes, radix, undefined_array
+from rasplab.lang.arrays import (
+    UNDEFINED,
+    SetTable,
+    initial_array,
+    match_codes,
+    radix,
+    undefined_array,
+)
 from rasplab.lang.attention import HeadPlan, plan_heads, run_heads
 from rasplab.lang.inputs import check_batch
-from rasplab.lang.program import Program
+from rasplab.lang.program import Program, undefined_read
+from rasplab.lang.rules import Rule
 from rasplab.lang.ruletable import RuleTable
 from rasplab.lang.trace import Trace, TraceRecorder
 
@@ -81,11 +89,35 @@ class _Plan:
         self.tables = {n: SetTable(v) for n, v in specs.items() if v.kind == "set"}
         self.heads: list[HeadPlan] = plan_heads(program, self.tables)
         self.rules = RuleTable(program, self.tables)
+        self.guarded = [n for n in self.rules.read if n in program.head_outputs]
+        self._blocked: dict[int, tuple] = {}
         self.plain = {  # categorical variables that always hold in-range values are their own codes
             n
             for n, v in program.variables.items()
             if v.kind == "categorical" and (v.init != "default" or 0 <= v.default < v.range)
         }
+
+    def blocked(self, program: Program, pattern: int) -> tuple:
+        """For positions where exactly the guarded head outputs in bit ``pattern`` are
+        undefined: ``(table, ids, always)``, ``table`` firing the rules that read one of them
+        with those atoms dropped (``ids`` maps its rules back), ``always`` the rules reading
+        nothing else (they would fire anywhere)."""
+        got = self._blocked.get(pattern)
+        if got is None:
+            gone = {n for i, n in enumerate(self.guarded) if pattern >> i & 1}
+            ids, projected, always = [], [], []
+            for i, r in enumerate(program.rules):
+                lhs = tuple((v, val) for v, val in r.lhs if v not in gone)
+                if len(lhs) == len(r.lhs):
+                    continue
+                if lhs:
+                    ids.append(i)
+                    projected.append(Rule(lhs, r.var, r.old, r.new))
+                else:
+                    always.append(i)
+            table = RuleTable(program.with_rules(projected), self.tables) if projected else None
+            got = self._blocked[pattern] = (table, np.asarray(ids, dtype=np.int64), always)
+        return got
 
 
 _PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -154,7 +186,8 @@ def _writes(table: RuleTable, pos: np.ndarray, rules: np.ndarray, n: int):
 
 
 def _conflicts(program: Program, table: RuleTable, pos, rules, bad, width: int, layer: int):
-    """``[(row, message)]``: per row with a double write, the reference's first conflict there.
+    """``[(row, message)]``: per row with a double write, the reference's first conflict there
+    (``layer`` numbered as in traces, from 1).
 
     ``bad`` (sorted flat positions with a double write) gives each row's first conflicting
     position; only the pairs fired there are searched.
@@ -176,6 +209,52 @@ def _conflicts(program: Program, table: RuleTable, pos, rules, bad, width: int, 
             (row, f"rules conflict on {r2.var!r} at layer {layer}, position {t}: [{r1}] and [{r2}]")
         )
     return out
+
+
+def _undefined_reads(program, plan, attended, codes, valid, width, layer) -> dict[int, str]:
+    """``{row: message}`` (``program.undefined == "raise"``): per row, the reference's first
+    rule that would fire at some position but for an atom on an undefined head output."""
+    flat_valid = valid.ravel()
+    pattern = np.zeros(valid.size, dtype=np.int64)
+    for i, name in enumerate(plan.guarded):
+        a = attended[name].ravel()
+        pattern |= (np.isnan(a) if a.dtype.kind == "f" else a == UNDEFINED).astype(np.int64) << i
+    pattern[~flat_valid] = 0
+    hits_pos, hits_rule = [], []
+    for p in np.unique(pattern[pattern > 0]).tolist():
+        table, ids, always = plan.blocked(program, p)
+        where = pattern == p
+        if always:
+            at = np.flatnonzero(where)
+            hits_pos.append(at)
+            hits_rule.append(np.full(len(at), min(always), dtype=np.int64))
+        if table is not None:
+            pos, rules = table.fire(codes, where)
+            hits_pos.append(pos)
+            hits_rule.append(ids[rules])
+    if not hits_pos:
+        return {}
+    pos, rules = np.concatenate(hits_pos), np.concatenate(hits_rule)
+    if not len(pos):
+        return {}
+    order = np.lexsort((rules, pos))
+    pos, rules = pos[order], rules[order]
+    rows = pos // width
+    first = np.r_[True, rows[1:] != rows[:-1]]
+    out = {}
+    for p, r in zip(pos[first].tolist(), rules[first].tolist()):
+        row, t = divmod(p, width)
+        rule = program.rules[r]
+        name = next(
+            v for v, _ in rule.lhs if v in plan.guarded and _undefined_at(attended[v], row, t)
+        )
+        out[row] = undefined_read(rule, name, layer, t)
+    return out
+
+
+def _undefined_at(a: np.ndarray, row: int, t: int) -> bool:
+    x = a[row, t]
+    return bool(np.isnan(x)) if a.dtype.kind == "f" else int(x) == UNDEFINED
 
 
 def _apply(program: Program, table: RuleTable, state: dict, groups, shape, keep: bool) -> dict:
@@ -277,13 +356,18 @@ def interpret(
         pos, rules = table.fire(codes, valid.ravel())
         groups, bad = _writes(table, pos, rules, valid.size)
         ok = None  # None: every active row completes this layer; else [rows] bool
-        if bad is not None:
-            found = _conflicts(program, table, pos, rules, bad, width, layer)
+        found = {}
+        if program.undefined == "raise" and plan.guarded:
+            found = _undefined_reads(program, plan, attended, codes, valid, width, layer + 1)
+        if bad is not None:  # an undefined read is reported first, as the reference does
+            conflicts = _conflicts(program, table, pos, rules, bad, width, layer + 1)
+            found = {**dict(conflicts), **found}
+        if found:
             if errors == "raise":  # the lowest sequence's (all active rows are at this layer)
-                row, message = found[0]
-                raise RasplabError(message + _suffix(int(ids[row]), size))
+                row = min(found)
+                raise RasplabError(found[row] + _suffix(int(ids[row]), size))
             ok = np.ones(len(ids), dtype=bool)
-            for row, message in found:
+            for row, message in found.items():
                 failures[int(ids[row])] = message
                 ok[row] = False
             groups = [(n, w[k], r[k]) for n, w, r in groups for k in [ok[w // width]]]

@@ -1,10 +1,18 @@
 """A validated transformer program: variables, attention heads, MLP rules, output, halting.
 
-Execution model (ALTA's, see ``references/alta.md``): one shared layer applied repeatedly;
+Execution model (ALTA's, Shaw et al. 2024; guide: ``docs/language.md``): one shared layer applied repeatedly;
 each layer runs every head on the residual stream, then the MLP rules at every position;
 head outputs are undefined again after every MLP. A run stops after a layer in which every
 position of the sequence has ``halt.var == halt.value``, or after exactly ``max_layers``
 layers (``max_layers=k`` runs at most k layers; without a halt it runs exactly k).
+
+Undefined values (ALTA's rule, seed paper §2.3): a head output is undefined where its head
+selects nothing (or, categorical, more than one position). With ``undefined="raise"`` (the
+default) a run fails where a rule would fire but for an atom on an undefined variable, i.e.
+where the MLP reads an undefined value; the error names the rule, the variable, the layer
+and the position. ``undefined="no_match"`` (opt-in) lets an undefined value match no atom,
+silently, as the compiled model does; programs that read edges of the sequence (``left`` of
+position 0) on purpose use it, and say so.
 
 >>> from rasplab.lang import var, input_var, v_relative, program
 >>> def mlp(x):
@@ -26,6 +34,18 @@ from rasplab.errors import RasplabError
 from rasplab.lang.heads import RELATIVE_QK, RELATIVE_QK_VAR, HeadSpec
 from rasplab.lang.rules import MLPBuilder, Rule, rules_from_function
 from rasplab.lang.variables import Var, numeric_var, var
+
+UNDEFINED_MODES = ("raise", "no_match")
+"""``program(undefined=...)``: reading an undefined value fails the run, or matches nothing."""
+
+
+def undefined_read(rule: Rule, name: str, layer: int, position: int) -> str:
+    """The error for ``rule`` reading undefined ``name`` (``layer`` numbered from 1)."""
+    return (
+        f"rule [{rule}] reads {name!r}, which is undefined at layer {layer}, position {position}; "
+        f"guard the read with a variable that says when {name!r} is defined, or build the "
+        "program with undefined='no_match'"
+    )
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,7 @@ class Program:
     causal: bool = False
     name: str = "program"
     token_table: dict[str, tuple] = field(default_factory=dict, repr=False)
+    undefined: str = "raise"
 
     @property
     def all_variables(self) -> dict[str, Var]:
@@ -85,11 +106,22 @@ class Program:
             self.causal,
             name or self.name,
             self.token_table,
+            self.undefined,
         )
 
     def describe(self) -> str:
         """A readable listing of variables, heads and rules."""
-        lines = [f"program {self.name}: output {self.output}, {len(self.rules)} rules"]
+        kinds = [v.kind for v in self.variables.values()]
+        counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("categorical", "numerical", "set"))
+        lines = [
+            f"program {self.name}: output {self.output}, {len(self.rules)} rules",
+            f"  summary: {len(self.variables)} variables ({counts}), {len(self.heads)} heads, "
+            f"{len(self.rules)} update rules + {reset_rule_count(self)} reset rules; "
+            + (f"halts on {self.halt.var} == {self.halt.value}" if self.halt else "no halt")
+            + f", at most {self.max_layers} layers"
+            + (", causal" if self.causal else "")
+            + f", undefined={self.undefined}",
+        ]
         for name, v in self.all_variables.items():
             detail = f"range {v.range}" if v.range is not None else f"values {v.values}"
             lines.append(f"  var {name}: {v.kind}, {detail}, init {v.init}")
@@ -138,9 +170,31 @@ def program(
     max_layers: int = 100,
     causal: bool = False,
     name: str = "program",
+    undefined: str = "raise",
 ) -> Program:
-    """Validate the parts and build a :class:`Program`; every error names what is wrong."""
+    """Validate the parts and build a :class:`Program`; every error names what is wrong.
+
+    * ``variables``: name -> :class:`~rasplab.lang.variables.Var` (``var``, ``input_var``,
+      ``position_var``, ``numeric_var``, ``set_var``), the residual stream's ordinary slots;
+    * ``heads``: name -> head (``qkv``, ``v_relative``); the name is the head's output
+      variable, which rules may read but never write;
+    * ``mlp``: the transition rules, as a list of :class:`Rule`, a :func:`builder` callback,
+      a Python function ``f(x)`` traced into rules, or a list of such functions (each traced
+      alone, their rules concatenated);
+    * ``output``: the categorical variable read as the program's output per position;
+    * ``input_range``: token ids are ``0 .. input_range-1``;
+    * ``position_range``: the longest input accepted (None: any length);
+    * ``halt``: ``Halt(var, value)`` or ``(var, value)``: stop once every position holds it;
+    * ``max_layers``: layers run without a halt, the limit with one;
+    * ``causal``: position i attends only to positions j <= i;
+    * ``name``: shown in errors, listings and saved models;
+    * ``undefined``: ``"raise"`` (default) or ``"no_match"``, see the module docstring.
+    """
     variables = dict(variables)
+    if undefined not in UNDEFINED_MODES:
+        raise RasplabError(
+            f"undefined must be one of: {', '.join(UNDEFINED_MODES)}; got {undefined!r}"
+        )
     heads = dict(heads)
     if not isinstance(input_range, int) or input_range < 1:
         raise RasplabError(f"input_range must be a positive int, got {input_range!r}")
@@ -195,9 +249,15 @@ def program(
         rules = rules_from_function(mlp, variables, readable)
     else:
         rules = list(mlp)
+        if rules and all(callable(f) and not isinstance(f, Builder) for f in rules):
+            rules = [r for f in rules for r in rules_from_function(f, variables, readable)]
     for r in rules:
         if not isinstance(r, Rule):
-            raise RasplabError(f"MLP rules must be Rule objects, got {type(r).__name__}")
+            raise RasplabError(
+                f"MLP rules must be Rule objects, got {type(r).__name__}; pass mlp as a list "
+                "of Rules, one function f(x) or a list of functions (each traced alone), or "
+                "builder(fn)"
+            )
         if r.var in head_outputs:
             raise RasplabError(
                 f"rule writes head output {r.var!r}; an MLP may not write head outputs ({r})"
@@ -240,4 +300,5 @@ def program(
         causal,
         name,
         table,
+        undefined,
     )

@@ -8,7 +8,7 @@ batched interpreter and the compiled model are tested against it.
 ...     if x["left"] == 1:
 ...         x["out"] = 1
 >>> p = program({"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)},
-...             mlp, output="out", input_range=2, max_layers=1)
+...             mlp, output="out", input_range=2, max_layers=1, undefined="no_match")
 >>> run_reference(p, [1, 0, 1, 1]).output
 [0, 1, 0, 1]
 """
@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rasplab.errors import RasplabError
-from rasplab.lang.program import Program
+from rasplab.lang import numbers
+from rasplab.lang.program import Program, undefined_read
 
 State = list[dict[str, Any]]  # one dict per position: variable -> value (None = undefined)
 
@@ -71,7 +72,8 @@ def attend(program: Program, state: State) -> State:
             ]
             if numerical:
                 vals = [state[j][head.value] for j in selected]
-                out[i][name] = sum(vals) / len(vals) if vals else None
+                centres = program.head_outputs[name].values
+                out[i][name] = numbers.mean(vals, centres) if vals else None
             else:
                 out[i][name] = state[selected[0]][head.value] if len(selected) == 1 else None
     return out
@@ -88,7 +90,18 @@ def _matches(program: Program, row: dict[str, Any], var: str, want: Any) -> bool
 
 
 def apply_mlp(program: Program, state: State, layer: int) -> tuple[State, list[list[int]]]:
-    """Fire every matching rule at every position; two writes to one variable is an error."""
+    """Fire every matching rule at every position; two writes to one variable is an error, and
+    so (``program.undefined == "raise"``, checked first) is a rule that would fire but for an
+    atom on an undefined value.
+
+    ``layer`` is the layer's number as traces show it (the first layer is 1)."""
+    if program.undefined == "raise":
+        for pos, row in enumerate(state):
+            for rule in program.rules:
+                missing = [v for v, _ in rule.lhs if row[v] is None]
+                defined = [(v, val) for v, val in rule.lhs if row[v] is not None]
+                if missing and all(_matches(program, row, v, val) for v, val in defined):
+                    raise RasplabError(undefined_read(rule, missing[0], layer, pos))
     out, fired = [], []
     for pos, row in enumerate(state):
         new = dict(row)
@@ -122,7 +135,7 @@ def run_reference(
     halted = False
     while run.layers < limit and not halted:
         attended = attend(program, state)
-        state, fired = apply_mlp(program, attended, run.layers)
+        state, fired = apply_mlp(program, attended, run.layers + 1)
         run.after_attention.append(attended)
         run.after_mlp.append(state)
         run.fired.append(fired)

@@ -25,7 +25,7 @@ output variable) and ``to_json``/``from_json`` convert to plain JSON data.
 ...     if x["left"] == 1:
 ...         x["out"] = 1
 >>> p = program({"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)},
-...             mlp, output="out", input_range=2, max_layers=1)
+...             mlp, output="out", input_range=2, max_layers=1, undefined="no_match")
 >>> t = reference_trace(p, [1, 0, 1])
 >>> t.layers[0].after_attention["left"], t.layers[0].after_mlp["out"]
 ([None, 1, 0], [0, 1, 0])

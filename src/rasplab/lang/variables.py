@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rasplab.errors import RasplabError
+from rasplab.lang import numbers
 
 KINDS = ("categorical", "numerical", "set")
 INITS = ("default", "token", "position")
@@ -95,10 +96,9 @@ class Var:
         return self.values
 
     def bucket(self, x: float) -> int:
-        """Bucket index of a numerical value: bucket i is (mid(v[i-1],v[i]), mid(v[i],v[i+1])]."""
-        values = self.possible_values()
-        mids = [(a + b) / 2 for a, b in zip(values[:-1], values[1:])]
-        return int(np.searchsorted(np.asarray(mids), x, side="left"))
+        """Bucket index of a numerical value: bucket i is (mid(v[i-1],v[i]), mid(v[i],v[i+1])],
+        decided in exact arithmetic (see :mod:`rasplab.lang.numbers`)."""
+        return numbers.bucket(self.possible_values(), x)
 
     def initial(self, token: int, position: int) -> Any:
         """The initial value at a position holding ``token``."""

@@ -11,12 +11,13 @@ torch.Size([2, 7, 2])
 from rasplab.models.config import ModelConfig
 from rasplab.models.positional import sample_position_offsets
 from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
-from rasplab.models.transformer import TransformerModel, build_model
+from rasplab.models.transformer import Transformer, TransformerModel, build_model
 
 __all__ = [
     "ATTENTION_KINDS",
     "POSITIONAL_ENCODINGS",
     "ModelConfig",
+    "Transformer",
     "TransformerModel",
     "build_model",
     "sample_position_offsets",

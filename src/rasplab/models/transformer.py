@@ -23,12 +23,14 @@ from rasplab.models.config import ModelConfig
 from rasplab.models.linear import Linear
 from rasplab.models.masking import AttentionContext, padding_that_matters
 from rasplab.models.positional import INIT_STD, PositionalEncoding
+from rasplab.models.pretrained import PretrainedMixin
 from rasplab.models.registry import attention_kind, positional_encoding
 from rasplab.seeding import torch_generator
 
 
-class TransformerModel(nn.Module):
-    """Decoder (causal) or encoder transformer mapping token ids [B, T] to outputs [B, T, O]."""
+class TransformerModel(PretrainedMixin, nn.Module):
+    """Decoder (causal) or encoder transformer mapping token ids [B, T] to outputs [B, T, O];
+    ``save_pretrained(dir)`` / ``TransformerModel.from_pretrained(dir)`` save and load it."""
 
     def __init__(
         self, config: ModelConfig, vocab_size: int, num_outputs: int, max_positions: int
@@ -133,6 +135,10 @@ class TransformerModel(nn.Module):
                 f"position_offset must be an integer tensor [B] = [{input_ids.shape[0]}], "
                 f"got {position_offset.dtype} {tuple(position_offset.shape)}"
             )
+
+
+Transformer = TransformerModel
+"""The name the Hugging Face conventions use: ``Transformer.from_pretrained(run_dir)``."""
 
 
 def gpt2_init(model: TransformerModel, generator: torch.Generator | None) -> None:

@@ -200,6 +200,7 @@ def build_scan(slots: int = SLOTS) -> Program:
         halt=("phase", DONE),
         max_layers=MAX_WORDS + 1 + MAX_BLOCKS,
         name="scan",
+        undefined="no_match",  # la_left at position 0 is undefined and must match no rule
     )
     skeleton = program(variables, heads, [], **options)
     parts = (*PARTS, decode_action, decode_frontier, decode_repeat, decode_clause, decode_switch)

@@ -268,6 +268,7 @@ def build_subleq(
         halt=("state", DONE),
         max_layers=2 * max_steps + 2,
         name="subleq",
+        undefined="no_match",  # mem_a/mem_b are undefined where no cell has the address
     )
     skeleton = program(variables, heads, [], **options)
     rules = [

@@ -1,0 +1,130 @@
+"""CLI subcommand for the explore stage: ``rasplab explore``, one self-contained HTML page.
+
+``rasplab explore NAME|FILE.py:NAME --input TEXT --out PAGE.html`` shows an ALTA program
+(interpreter beside the compiled weights, layer by layer) or a C-RASP program (every
+operation per position); ``rasplab explore --run RUN_DIR (--input TEXT | --length N)
+--out PAGE.html`` shows a trained run. Bad input: one line, exit 2, no page written.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from rasplab.errors import RasplabError
+
+
+def load_target(spec: str):
+    """``("program", entry or None, Program)`` or ``("crasp", None, Program)`` for ``spec``:
+    an ALTA library name, a C-RASP library name, or ``FILE.py:NAME`` holding either kind (a
+    library entry, a program, or a function of no arguments returning one)."""
+    from rasplab.crasp.ir import Program as CraspProgram
+    from rasplab.lang.program import Program
+    from rasplab.programs import get_program, program_names
+    from rasplab.programs.base import LibraryProgram
+
+    if ".py:" in spec or spec.endswith(".py"):
+        obj = _from_file(spec)
+        if isinstance(obj, LibraryProgram):
+            return "program", obj, obj.program()
+        if isinstance(obj, Program):
+            return "program", None, obj
+        if isinstance(obj, CraspProgram):
+            return "crasp", None, obj
+        raise RasplabError(
+            f"{spec} is {type(obj).__name__}, not a program (an ALTA Program or library "
+            "entry, or a C-RASP Program)"
+        )
+    if spec in program_names():
+        entry = get_program(spec)
+        return "program", entry, entry.program()
+    from rasplab.crasp import library
+
+    try:
+        return "crasp", None, library.program(spec)
+    except RasplabError as err:
+        raise RasplabError(
+            f"unknown program {spec!r}: neither an ALTA program (`rasplab programs`) nor a "
+            f"C-RASP program (`rasplab crasp programs`); or give FILE.py:NAME ({err})"
+        ) from None
+
+
+def _from_file(spec: str):
+    """Import ``FILE.py`` and return its attribute ``NAME`` (called if it is a builder)."""
+    import importlib.util
+    import types
+    from pathlib import Path
+
+    path_text, _, attr = spec.rpartition(":") if ".py:" in spec else (spec, "", "")
+    if not attr:
+        raise RasplabError(f"{spec!r}: name the program in the file, as FILE.py:NAME")
+    path = Path(path_text)
+    if not path.is_file():
+        raise RasplabError(f"cannot read program file {str(path)!r}: No such file or directory")
+    module_name = f"_rasplab_explore_{path.stem}"
+    loader = importlib.util.spec_from_file_location(module_name, path)
+    if loader is None or loader.loader is None:
+        raise RasplabError(f"cannot import {str(path)!r} as a Python file")
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[module_name] = module
+    try:
+        loader.loader.exec_module(module)
+        obj = getattr(module, attr, None)
+        if obj is None:
+            raise RasplabError(f"{path} defines no {attr!r}")
+        if isinstance(obj, types.FunctionType):  # a builder of no arguments
+            obj = obj()
+    except RasplabError:
+        raise
+    except Exception as err:  # the user's code failed: report it in one line
+        raise RasplabError(f"{path}:{attr}: {type(err).__name__}: {err}") from err
+    finally:
+        sys.modules.pop(module_name, None)
+    return obj
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this stage's subcommands to ``app``."""
+
+    @app.command("explore")
+    def explore_command(
+        target: str = typer.Argument(
+            None,
+            metavar="NAME|FILE.py:NAME",
+            help="ALTA or C-RASP program (library name or FILE.py:NAME); omit with --run.",
+        ),
+        text: str = typer.Option(
+            None, "--input", metavar="TEXT", help='The natural input, e.g. "1 0 1 1".'
+        ),
+        out: str = typer.Option(..., "--out", metavar="PAGE.html", help="The page to write."),
+        run_dir: str = typer.Option(
+            None, "--run", metavar="RUN_DIR", help="Show a trained run (a harness run folder)."
+        ),
+        length: int = typer.Option(
+            None, "--length", metavar="N", help="With --run: draw an example of this length."
+        ),
+        seed: int = typer.Option(0, "--seed", help="With --run --length: the example's seed."),
+        max_layers: int = typer.Option(
+            None, "--max-layers", help="Layer limit (default: the program's)."
+        ),
+    ) -> None:
+        """Write one self-contained HTML page exploring a program's trace and weights, or a run."""
+        from rasplab.explore import crasp_view, program_view, run_view, write_page
+
+        if run_dir is not None:
+            if target is not None:
+                raise RasplabError("give either a program NAME or --run RUN_DIR, not both")
+            data = run_view(run_dir, text, length, seed)
+        else:
+            if target is None:
+                raise RasplabError("give a program NAME (or FILE.py:NAME), or --run RUN_DIR")
+            if text is None:
+                raise RasplabError("give the input to explore with --input TEXT")
+            kind, entry, program = load_target(target)
+            if kind == "crasp":
+                data = crasp_view(program, text)
+            else:
+                data = program_view(entry, text, program=program, max_layers=max_layers)
+        path = write_page(data, out)
+        print(f"wrote {path}", file=sys.stderr)
