@@ -72,6 +72,7 @@ def test_a_compiled_run_too_large_for_memory_is_refused_first():
         "out",
         2,
         max_layers=1,
+        undefined="no_match",
     )
     model = compile_program(p)
     with pytest.raises(

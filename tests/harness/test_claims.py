@@ -13,7 +13,8 @@ import time
 
 import yaml
 
-from rasplab.harness.claims import claim, owner_id, process_alive
+from rasplab.files import process_alive
+from rasplab.harness.claims import claim, owner_id
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.store import ResultsStore
 

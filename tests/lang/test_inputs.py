@@ -23,6 +23,7 @@ def _program():
         "out",
         2,
         max_layers=1,
+        undefined="no_match",
     )
 
 

@@ -30,6 +30,7 @@ import threading
 import time
 from pathlib import Path
 
+from rasplab.files import process_alive
 from rasplab.harness.store import FINISHED, ResultsStore
 
 TTL = 120.0
@@ -43,25 +44,6 @@ _TOKEN = secrets.token_hex(4)
 def owner_id() -> str:
     """This process's claim owner id: ``host:pid:token`` (the token tells pid reuses apart)."""
     return f"{socket.gethostname()}:{os.getpid()}:{_TOKEN}"
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this host (a zombie counts as dead).
-
-    >>> process_alive(os.getpid())
-    True
-    """
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def holds(owner: str | None, expires: float | None, now: float) -> bool:
