@@ -44,9 +44,11 @@ def minimal_record(
     from rasplab.errors import RasplabError
     from rasplab.programs.base import MAX_SAMPLES
     from rasplab.programs.loading import resolve_program
+    from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
+    check_seed(seed)
     entry = resolve_program(name)
     if options:
         if train_lengths or test_lengths:
