@@ -3,8 +3,8 @@
 The steps: start each run as :func:`~rasplab.harness.train.train` does (set-up, seeded
 model, AdamW, restore its own checkpoint), stack the unfinished runs' weights and optimizer
 state (:class:`~rasplab.harness.stacked.StackedRuns`), then loop: draw each run's own batch
-from its own seed and step (the same draw a separate run makes), pad the K batches to one
-length, run one stacked forward and backward pass, clip and step each run with its own
+from its own seed and step (the same draw a separate run makes), lay the K batches out on
+one token axis (:func:`~rasplab.harness.stacked.token_layout`), run one stacked forward and backward pass, clip and step each run with its own
 learning rate and schedule, and for each run at its own evaluation, checkpoint and stopping
 steps copy its weights back into its own model and do what the separate trainer does there
 (evaluate on its test sets, write its checkpoint in its run folder, stop once it fits).
@@ -30,10 +30,9 @@ import torch
 from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
-from rasplab.harness.encoding import IGNORE
 from rasplab.harness.evaluate import evaluate
 from rasplab.harness.setup import CHECKPOINT, FINAL
-from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss
+from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss, token_layout
 from rasplab.harness.train import (
     RunResult,
     _metrics_json,
@@ -73,6 +72,33 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     offsets = config.model.pe == "ape" if cfg.random_offset is None else cfg.random_offset
     return (config.model, encoder.vocab_size, encoder.num_outputs, positions, cfg.batch_size,
             bool(offsets))  # fmt: skip
+
+
+def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
+    """Split runs into groups of at most ``batch_runs`` that share a :func:`group_key`, in
+    the order they come; a run with no key (or ``batch_runs`` 1) is a group of its own.
+
+    >>> from rasplab.harness.config import experiment_from_dict
+    >>> runs = [experiment_from_dict({"task": t, "seed": s, "model": {"pe": pe}})
+    ...         for t, s, pe in [("tomita2", 0, "ape"), ("tomita2", 0, "rope"),
+    ...                          ("tomita3", 1, "ape"), ("tomita2", 2, "ape")]]
+    >>> [[(c.task, c.seed, c.model.pe) for c in g] for g in plan_groups(runs, 2)]
+    [[('tomita2', 0, 'ape'), ('tomita3', 1, 'ape')], [('tomita2', 0, 'rope')], [('tomita2', 2, 'ape')]]
+    """
+    if batch_runs < 1:
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
+    open_groups: dict = {}
+    groups: list[list] = []
+    for config in experiments:
+        key = group_key(config) if batch_runs > 1 else None
+        group = open_groups.get(key) if key is not None else None
+        if group is None or len(group) >= batch_runs:
+            group = []
+            groups.append(group)
+            if key is not None:
+                open_groups[key] = group
+        group.append(config)
+    return groups
 
 
 class _Member:
@@ -161,19 +187,6 @@ def train_group(
     return [results[i] for i in range(len(configs))]
 
 
-def _stack_batches(batches: list, pad_ids: list[int]):
-    """Pad K batches to one length: ids, targets, scored [R, B, T]; offsets [R, B] or None."""
-    T = max(b.input_ids.shape[1] for b in batches)
-    ids, targets, scored = [], [], []
-    for b, pad in zip(batches, pad_ids):
-        extra = T - b.input_ids.shape[1]
-        ids.append(torch.nn.functional.pad(b.input_ids, (0, extra), value=pad))
-        targets.append(torch.nn.functional.pad(b.targets, (0, extra), value=IGNORE))
-        scored.append(torch.nn.functional.pad(b.scored, (0, extra), value=False))
-    offsets = None if batches[0].offsets is None else torch.stack([b.offsets for b in batches])
-    return torch.stack(ids), torch.stack(targets), torch.stack(scored), offsets
-
-
 def _loop(members: list[_Member], results: dict, index: list[int]) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished."""
     torch.set_num_threads(1)
@@ -182,13 +195,11 @@ def _loop(members: list[_Member], results: dict, index: list[int]) -> None:
         stack.load_run(k, m.setup.model, m.optimizer)
     cfgs = [m.config.train for m in members]
     while members:
-        batches = [m.batch() for m in members]
-        ids, targets, scored, offsets = _stack_batches(
-            batches, [m.setup.encoder.pad_id for m in members]
+        layout = token_layout(
+            [m.batch() for m in members], [m.setup.encoder.pad_id for m in members]
         )
         lr = per_run([c.lr * lr_factor(m.state["step"], c) for c, m in zip(cfgs, members)])
-        outputs = stack.forward(ids, offsets)
-        losses = stacked_loss(outputs, targets, scored)
+        losses = stacked_loss(stack.forward(layout), layout)
         total = losses + _penalties(stack, cfgs)
         stack.zero_grad()
         total.sum().backward()

@@ -6,7 +6,9 @@ each parameter of the K models stacked along a leading run axis R (``name → [K
 named as in :class:`~rasplab.models.TransformerModel`'s ``state_dict``) and computes
 
 * the forward pass of all K models at once (:meth:`StackedRuns.forward`: one batched matrix
-  product per layer where K separate runs would make K small ones),
+  product per layer where K separate runs would make K small ones), on the K runs' batches
+  laid out by :func:`token_layout` (examples sorted by length into chunks, so that less of
+  the computation is spent on padding),
 * one AdamW step with each run's own learning rate, weight decay, betas and step count
   (:meth:`StackedRuns.step`, the update of ``torch.optim.AdamW`` written out elementwise),
 * gradient clipping by each run's own global norm (``clip_grad_norm_`` per run).
@@ -23,13 +25,17 @@ time. Shape letters: R runs, B batch, T positions, H heads, D width, V vocabular
 >>> cfg = ModelConfig(pe="ape", layers=1, heads=2, width=8)
 >>> models = [build_model(cfg, 5, 3, 16, seed=s) for s in (0, 1)]
 >>> runs = StackedRuns(models)
->>> ids = torch.tensor([[[1, 2, 3]], [[3, 2, 1]]])          # [R=2, B=1, T=3]
->>> out = runs.forward(ids)
->>> torch.allclose(out[1], models[1](ids[1]), atol=1e-6)
+>>> from rasplab.harness.encoding import Batch
+>>> ids = torch.tensor([[1, 2, 3]])
+>>> batch = Batch(ids, ids > 0, ids, ids > 0, None)
+>>> out = runs.forward(token_layout([batch, batch], [0, 0]))     # [R=2, N=3, C=3]
+>>> torch.allclose(out[1], models[1](ids)[0], atol=1e-6)
 True
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -127,55 +133,49 @@ class StackedRuns:
 
     # --- forward ------------------------------------------------------------------------
 
-    def forward(
-        self, input_ids: torch.Tensor, position_offset: torch.Tensor | None = None
-    ) -> torch.Tensor:
-        """Outputs [R, B, T, C] for ``input_ids`` [R, B, T] (right-padded, causal).
-
-        ``position_offset`` [R, B] shifts APE positions; positions past the table (only ever
-        at padding) read its last row, as in the separate model.
-        """
+    def forward(self, layout: TokenLayout) -> torch.Tensor:
+        """Outputs [R, N, C] at the tokens of ``layout`` (see :class:`TokenLayout`)."""
         p, cfg = self.params, self.config
-        R, B, T = input_ids.shape
-        runs = torch.arange(R)[:, None, None]
-        x = p["embed.weight"][runs, input_ids]  # [R, B, T, D]
+        R = layout.ids.shape[0]
+        runs = torch.arange(R)[:, None]
+        x = p["embed.weight"][runs, layout.ids]  # [R, N, D]
         if cfg.pe == "ape":
             table = p["pe.table.weight"]  # [R, P, D]
-            pos = torch.arange(T)[None, None, :]
-            if position_offset is not None:
-                pos = pos + position_offset[:, :, None]
-            x = x + table[runs, pos.clamp_max(table.shape[1] - 1).expand(R, B, T)]
+            x = x + table[runs, layout.positions.clamp_max(table.shape[1] - 1)]
         for i in range(cfg.layers):
-            x = self._block(x, f"blocks.{i}.")
+            x = self._block(x, layout, f"blocks.{i}.")
         x = self._norm(x, "ln_f.")
-        return torch.matmul(x.view(R, B * T, -1), p["head.weight"].transpose(1, 2)).view(
-            R, B, T, -1
-        )
+        return torch.bmm(x, p["head.weight"].transpose(1, 2))
 
     def _norm(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
-        """LayerNorm with each run's gain and bias: [R, B, T, D] -> [R, B, T, D]."""
+        """LayerNorm with each run's gain and bias: [R, N, D] -> [R, N, D]."""
         w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, D]
-        y = F.layer_norm(x, x.shape[-1:])
-        return y * w[:, None, None, :] + b[:, None, None, :]
+        return torch.addcmul(b[:, None, :], F.layer_norm(x, x.shape[-1:]), w[:, None, :])
 
     def _linear(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
         """Each run's affine map: x [R, N, in] -> [R, N, out] (one batched product)."""
         w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, out, in]
         return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
 
-    def _block(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
-        """One pre-LN block of every run: x [R, B, T, D] -> [R, B, T, D]."""
-        R, B, T, D = x.shape
+    def _block(self, x: torch.Tensor, layout: TokenLayout, prefix: str) -> torch.Tensor:
+        """One pre-LN block of every run: x [R, N, D] -> [R, N, D].
+
+        Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
+        chunk one causal attention call over all runs; everything else is position-wise.
+        """
+        R, N, D = x.shape
         H = self.config.heads
-        h = self._norm(x, prefix + "ln1.").view(R, B * T, D)
-        qkv = self._linear(h, prefix + "attn.qkv.")  # [R, BT, 3D]
-        q, k, v = qkv.view(R * B, T, 3, H, D // H).permute(2, 0, 3, 1, 4).unbind(0)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # [RB, H, T, Dh]
-        a = a.transpose(1, 2).reshape(R, B * T, D)
-        x = x + self._linear(a, prefix + "attn.out.").view(R, B, T, D)
-        h = self._norm(x, prefix + "ln2.").view(R, B * T, D)
-        m = self._linear(F.gelu(self._linear(h, prefix + "mlp.up.")), prefix + "mlp.down.")
-        return x + m.view(R, B, T, D)
+        qkv = self._linear(self._norm(x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
+        parts = []
+        for start, rows, T in layout.chunks:
+            chunk = qkv[:, start : start + rows * T].reshape(R * rows, T, 3, H, D // H)
+            q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
+        a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+        x = x + self._linear(a, prefix + "attn.out.")
+        h = self._norm(x, prefix + "ln2.")
+        return x + self._linear(F.gelu(self._linear(h, prefix + "mlp.up.")), prefix + "mlp.down.")
 
     # --- optimisation -------------------------------------------------------------------
 
@@ -218,8 +218,7 @@ class StackedRuns:
                 g = p.grad
                 if g is None:
                     continue
-                shape = (-1, *([1] * (p.dim() - 1)))
-                view = lambda t: t.to(p.dtype).view(shape)  # noqa: E731
+                view = _run_view(p)
                 if p.dim() >= 3:  # a matrix of each run
                     p.mul_(1 - view(lr * weight_decay))
                 m, v = self.exp_avg[n], self.exp_avg_sq[n]
@@ -227,6 +226,72 @@ class StackedRuns:
                 v.mul_(view(beta2)).add_(g * g * view(1 - beta2))
                 denom = (v.sqrt() / view(bc2.sqrt())).add_(eps)
                 p.sub_(m / denom * view(lr / bc1))
+
+
+def _run_view(p: torch.Tensor):
+    """A function viewing a [R] tensor as [R, 1, ...] in ``p``'s dtype, to scale ``p``."""
+    shape = (-1, *([1] * (p.dim() - 1)))
+    return lambda t: t.to(p.dtype).view(shape)
+
+
+@dataclass
+class TokenLayout:
+    """K runs' training batches laid out as one token axis N, in chunks of similar length.
+
+    Each run's examples are sorted by length and cut into chunks of ``rows`` examples; chunk
+    c holds, for every run, its c-th group of rows, each right-padded to the chunk's length
+    ``T`` (the longest row of that chunk over all runs), flattened row by row. A chunk is
+    thus ``rows * T`` consecutive tokens of the N axis, and attention runs on it as
+    ``[R * rows, T]`` causal sequences; position-wise layers run on all N tokens at once.
+    Sorting and chunking only move padding: the real tokens and what each attends to are
+    those of the run's own batch.
+    """
+
+    ids: torch.Tensor  # [R, N] token ids (each run's pad id at padding)
+    positions: torch.Tensor  # [R, N] APE position (offset + t) of each token
+    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored
+    scored: torch.Tensor  # [R, N] bool
+    chunks: list  # (start, rows, T) per chunk
+
+
+def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> TokenLayout:
+    """Lay out K same-size batches (:class:`~rasplab.harness.encoding.Batch`) as
+    :class:`TokenLayout` with chunks of ``chunk_rows`` examples.
+
+    >>> from rasplab.harness.encoding import Batch
+    >>> ids = torch.tensor([[5, 0, 0], [6, 7, 8]])
+    >>> b = Batch(ids, ids > 0, ids, ids > 0, None)
+    >>> lay = token_layout([b, b], [0, 0], chunk_rows=1)
+    >>> lay.chunks, lay.ids[0].tolist()
+    ([(0, 1, 1), (1, 1, 3)], [5, 6, 7, 8])
+    """
+    B = batches[0].input_ids.shape[0]
+    orders = [torch.argsort(b.pad_mask.sum(1), stable=True) for b in batches]
+    lengths = torch.stack([b.pad_mask.sum(1)[o] for b, o in zip(batches, orders)])  # [R, B]
+    chunks, start = [], 0
+    for lo in range(0, B, chunk_rows):
+        rows = min(chunk_rows, B - lo)
+        T = int(lengths[:, lo : lo + rows].max())
+        chunks.append((start, rows, T))
+        start += rows * T
+    fields = {"ids": [], "positions": [], "targets": [], "scored": []}
+    for b, order, pad in zip(batches, orders, pad_ids):
+        offsets = b.offsets[order] if b.offsets is not None else torch.zeros(B, dtype=torch.long)
+        parts = {k: [] for k in fields}
+        for (_, rows, T), lo in zip(chunks, range(0, B, chunk_rows)):
+            sel = order[lo : lo + rows]
+            width = min(T, b.input_ids.shape[1])
+            grow = T - width
+            ids = F.pad(b.input_ids[sel, :width], (0, grow), value=pad)
+            parts["ids"].append(ids.reshape(-1))
+            parts["positions"].append((offsets[lo : lo + rows, None] + torch.arange(T)).reshape(-1))
+            parts["targets"].append(
+                F.pad(b.targets[sel, :width], (0, grow), value=-100).reshape(-1)
+            )
+            parts["scored"].append(F.pad(b.scored[sel, :width], (0, grow), value=False).reshape(-1))
+        for k in fields:
+            fields[k].append(torch.cat(parts[k]))
+    return TokenLayout(**{k: torch.stack(v) for k, v in fields.items()}, chunks=chunks)
 
 
 def per_run(values: list[float]) -> torch.Tensor:
@@ -238,15 +303,14 @@ def per_run(values: list[float]) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.float64)
 
 
-def stacked_loss(outputs: torch.Tensor, targets: torch.Tensor, scored: torch.Tensor):
-    """Each run's mean cross-entropy over its scored positions: [R] (sum it to backprop).
+def stacked_loss(outputs: torch.Tensor, layout: TokenLayout) -> torch.Tensor:
+    """Each run's mean cross-entropy over its scored tokens: [R] (sum it to backprop).
 
-    ``outputs`` [R, B, T, C], ``targets`` and ``scored`` [R, B, T].
+    ``outputs`` [R, N, C] at the tokens of ``layout``.
     """
-    R, B, T, C = outputs.shape
+    R, N, C = outputs.shape
     ce = F.cross_entropy(
-        outputs.reshape(-1, C), targets.reshape(-1).clamp(min=0), reduction="none"
-    ).view(R, B, T)
-    ce = torch.where(scored, ce, torch.zeros_like(ce))
-    return ce.sum((1, 2)) / scored.sum((1, 2)).clamp(min=1)
-
+        outputs.reshape(-1, C), layout.targets.reshape(-1).clamp(min=0), reduction="none"
+    ).view(R, N)
+    ce = torch.where(layout.scored, ce, torch.zeros_like(ce))
+    return ce.sum(1) / layout.scored.sum(1).clamp(min=1)

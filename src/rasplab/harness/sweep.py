@@ -2,7 +2,9 @@
 
 :func:`run_sweep` validates every run before anything is written, registers the runs in the
 results store, then executes those not yet ``done`` with a backend: ``local`` (worker processes,
-or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). Only this process writes
+or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). With ``batch_runs``
+K > 1 (local backend) compatible runs train K at a time as one stacked group in one process
+(:func:`~rasplab.harness.group.train_group`), each with its own result and run folder. Only this process writes
 to the store; a result is written in one transaction when its run finishes. Killed at any
 moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
 and those resume from their last checkpoint in the run folder.
@@ -70,6 +72,16 @@ def validate_runs(experiments: list[ExperimentConfig]) -> None:
         check_encodable(config, Encoder(task))
 
 
+def _execute_group(config_datas: list, run_dirs: list) -> list:
+    """Worker entry point: train runs as one stacked group; return their result data."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
+    configs = [experiment_from_dict(d) for d in config_datas]
+    return [asdict(r) for r in train_group(configs, run_dirs, resume=True)]
+
+
 def _execute(config_data: dict, run_dir: str) -> dict:
     """Worker entry point: train one run (resuming from ``run_dir``); return its result data."""
     from dataclasses import asdict
@@ -111,9 +123,11 @@ def run_sweep(
     address: str | None = None,
     progress: bool = True,
     only: dict | None = None,
+    batch_runs: int = 1,
 ) -> SweepSummary:
     """Run every not-yet-finished run of a sweep and store the results in ``db``;
-    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks)."""
+    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks);
+    ``batch_runs`` caps how many compatible runs train together as one stacked group."""
     if isinstance(config, (str, Path)):
         config = load_sweep(config)
     elif isinstance(config, dict):
@@ -124,6 +138,10 @@ def run_sweep(
         raise unknown_name("backend", backend, BACKENDS)
     if workers is not None and workers < 1:
         raise RasplabError(f"--workers must be at least 1; got {workers}")
+    if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
+    if batch_runs > 1 and backend != "local":
+        raise RasplabError("--batch-runs above 1 needs the local backend")
     ray = _import_ray() if backend == "ray" else None
     experiments = config.expand()
     validate_runs(experiments)
@@ -145,8 +163,13 @@ def run_sweep(
             run_ids=[e.hash() for e in experiments],
         )
         bar = _SweepBar(config.name, len(experiments), summary.skipped) if progress else None
-        jobs = [(e, str(root / e.hash())) for e in todo]
-        n = workers or default_workers(len(todo))
+        if batch_runs > 1:
+            from rasplab.harness.group import plan_groups
+
+            jobs = [[(e, str(root / e.hash())) for e in g] for g in plan_groups(todo, batch_runs)]
+        else:
+            jobs = [(e, str(root / e.hash())) for e in todo]
+        n = workers or default_workers(len(jobs))
         try:
             if ray is not None:
                 _run_ray(ray, address, jobs, n if workers else None, store, summary, bar)
@@ -183,13 +206,31 @@ def _describe(err: BaseException) -> str:
 
 def _run_inline(jobs, store, summary, bar) -> None:
     """Run every job in this process, one after another."""
-    for exp, run_dir in jobs:
+    for job in jobs:
+        if isinstance(job, list):
+            _run_group_inline(job, store, summary, bar)
+            continue
+        exp, run_dir = job
         store.mark_running(exp.hash())
         try:
             data = _execute(exp.to_dict(), run_dir)
         except Exception as err:  # a failed run is recorded, the sweep goes on
             _record(store, summary, bar, exp, error=_describe(err))
             continue
+        _record(store, summary, bar, exp, data=data)
+
+
+def _run_group_inline(group: list, store, summary, bar) -> None:
+    """Run one group of runs (a list of (config, run folder)) in this process."""
+    for exp, _ in group:
+        store.mark_running(exp.hash())
+    try:
+        results = _execute_group([e.to_dict() for e, _ in group], [d for _, d in group])
+    except Exception as err:  # the whole group failed: each run is recorded as failed
+        for exp, _ in group:
+            _record(store, summary, bar, exp, error=_describe(err))
+        return
+    for (exp, _), data in zip(group, results):
         _record(store, summary, bar, exp, data=data)
 
 
@@ -204,18 +245,29 @@ def _run_pool(jobs, workers: int, store, summary, bar) -> None:
         try:
             while pending or running:
                 while pending and len(running) < workers:
-                    exp, run_dir = pending.pop(0)
-                    store.mark_running(exp.hash())
-                    running[pool.submit(_execute, exp.to_dict(), run_dir)] = exp
+                    job = pending.pop(0)
+                    group = job if isinstance(job, list) else [job]
+                    for exp, _ in group:
+                        store.mark_running(exp.hash())
+                    if isinstance(job, list):
+                        datas = [e.to_dict() for e, _ in group]
+                        future = pool.submit(_execute_group, datas, [d for _, d in group])
+                    else:
+                        future = pool.submit(_execute, job[0].to_dict(), job[1])
+                    running[future] = job
                 done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
                 for future in done:
-                    exp = running.pop(future)
+                    job = running.pop(future)
+                    group = job if isinstance(job, list) else [job]
                     try:
                         data = future.result()
                     except Exception as err:
-                        _record(store, summary, bar, exp, error=_describe(err))
+                        for exp, _ in group:
+                            _record(store, summary, bar, exp, error=_describe(err))
                         continue
-                    _record(store, summary, bar, exp, data=data)
+                    datas = data if isinstance(job, list) else [data]
+                    for (exp, _), one in zip(group, datas):
+                        _record(store, summary, bar, exp, data=one)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
