@@ -1,0 +1,109 @@
+"""Benchmark: runs per CPU-hour, stacked run groups vs one run at a time; prints one JSON object.
+
+    python benchmarks/bench_batched.py [--tasks tomita1,aa_star] [--seeds 4] [--steps 250]
+                                       [--batch-runs 8] [--config configs/fig1_cpu_scale.yaml]
+
+Both sides run the same slice of a sweep config's grid (the tasks given, APE and NoPE, seeds
+0..N-1, at most ``--steps`` steps each, early stopping as configured) through
+:func:`rasplab.harness.run_sweep` with one worker, in this process, one thread, into two
+fresh results databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into
+groups of up to K), ``separate`` one run after another. "Separate" in one process is the
+kinder baseline: a sweep with one process per run also pays each process's start-up and
+imports. CPU time is this process's (``time.process_time``). The JSON also reports how
+far the two sides' accuracies differ (they train the same runs, so only float rounding
+separates them).
+
+Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
+"cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., ...}``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import torch  # noqa: E402
+
+from rasplab.harness import ResultsStore, run_sweep  # noqa: E402
+from rasplab.harness.sweepconfig import load_sweep, sweep_from_dict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sweep_slice(config: str, tasks: list[str], seeds: int, steps: int) -> dict:
+    """The sweep config cut to ``tasks`` x {ape, nope} x seeds, at most ``steps`` steps."""
+    sweep = load_sweep(config)
+    data = {
+        "name": "bench_batched",
+        "base": sweep.base,
+        "grid": {"task": tasks, "variant": ["ape", "nope"], "seed": list(range(seeds))},
+        "variants": sweep.variants,
+        "overrides": [
+            *sweep.overrides,
+            {"match": {}, "set": {"train.steps": steps, "train.eval_every": min(steps, 250)}},
+        ],
+    }
+    sweep_from_dict(data).expand()  # validates the slice
+    return data
+
+
+def timed(sweep: dict, db: Path, batch_runs: int) -> float:
+    """CPU seconds of one sweep into ``db``."""
+    start = time.process_time()
+    summary = run_sweep(sweep, db, workers=1, progress=False, batch_runs=batch_runs)
+    if summary.failed:
+        raise SystemExit(f"{summary.failed} runs failed in the {batch_runs=} sweep")
+    return time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "fig1_cpu_scale.yaml"))
+    parser.add_argument("--tasks", default="tomita1,tomita4,d2,aa_star")
+    parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=250)
+    parser.add_argument("--batch-runs", type=int, default=8)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
+    with tempfile.TemporaryDirectory(prefix="bench_batched_") as tmp:
+        dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
+        cpu = {
+            "batched": timed(sweep, dbs["batched"], args.batch_runs),
+            "separate": timed(sweep, dbs["separate"], 1),
+        }
+        with ResultsStore(dbs["batched"]) as a, ResultsStore(dbs["separate"]) as b:
+            runs = a.runs()
+            diff = max(
+                abs(x - b.get(r.run_id).metrics["bins"][k])
+                for r in runs
+                for k, x in r.metrics["bins"].items()
+            )
+    per_hour = {k: len(runs) / (v / 3600) for k, v in cpu.items()}
+    print(
+        json.dumps(
+            {
+                "runs_per_cpu_hour": {k: round(v, 1) for k, v in per_hour.items()},
+                "ratio": round(per_hour["batched"] / per_hour["separate"], 2),
+                "cpu_seconds": {k: round(v, 1) for k, v in cpu.items()},
+                "runs": len(runs),
+                "batch_runs": args.batch_runs,
+                "tasks": args.tasks.split(","),
+                "seeds": args.seeds,
+                "max_steps": args.steps,
+                "max_accuracy_difference": diff,
+                "load_average": os.getloadavg()[0],
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
