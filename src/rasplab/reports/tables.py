@@ -13,6 +13,7 @@ import csv
 import io
 
 from rasplab.reports.aggregate import GroupSummary, bin_order
+from rasplab.reports.verdicts import verdict_markdown
 
 
 def _fmt(value, digits: int = 4) -> str:
@@ -147,6 +148,7 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
         "in-distribution test bins (the published numbers report only these). `seeds` is",
         "fitted/finished; test examples per bin (and named split, after the bins) in the header.",
         "",
+        *verdict_markdown(groups),
     ]
     for task in sorted({g.task for g in groups}):
         rows = [g for g in groups if g.task == task]
