@@ -142,6 +142,11 @@ def run_sweep(
         raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
     if batch_runs > 1 and backend != "local":
         raise RasplabError("--batch-runs above 1 needs the local backend")
+    if config.select:
+        from rasplab.harness.select import run_selection
+
+        options = dict(workers=workers, backend=backend, address=address, progress=progress)
+        return run_selection(config, db, **options, batch_runs=batch_runs)
     ray = _import_ray() if backend == "ray" else None
     experiments = config.expand()
     validate_runs(experiments)
