@@ -136,3 +136,20 @@ def test_batch_runs_below_one_is_refused(tiny, tmp_path, bad):
     with pytest.raises(RasplabError, match="--batch-runs must be at least 1"):
         run_sweep(sweep, tmp_path / "x.sqlite", progress=False, batch_runs=bad)
     assert not (tmp_path / "x.sqlite").exists()
+
+
+@pytest.mark.parametrize("bad", ["0", "-1"])
+def test_cli_batch_runs_below_one_is_one_line_and_exit_2(tiny, tmp_path, capsys, bad):
+    import yaml
+
+    from rasplab.cli import main
+
+    config = tmp_path / "s.yaml"
+    config.write_text(yaml.safe_dump({"base": tiny, "grid": {"seed": [0]}}))
+    db = tmp_path / "x.sqlite"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(config), "--db", str(db), "--batch-runs", bad, "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2
+    assert len(err.splitlines()) == 1 and "--batch-runs must be at least 1" in err
+    assert not db.exists()
