@@ -1,10 +1,10 @@
 """Benchmark: runs per CPU-hour, stacked run groups vs one run at a time; prints one JSON object.
 
-    python benchmarks/bench_batched.py [--tasks tomita1,aa_star] [--seeds 4] [--steps 250]
-                                       [--batch-runs 8] [--config configs/fig1_cpu_scale.yaml]
+    python benchmarks/bench_batched.py [--tasks tomita4,d2,aa_star] [--seeds 5] [--steps 250]
+                                       [--batch-runs 15] [--config configs/fig1_cpu_scale.yaml]
 
-Both sides run the same slice of a sweep config's grid (the tasks given, APE and NoPE, seeds
-0..N-1, at most ``--steps`` steps each, early stopping as configured) through
+Both sides run the same slice of a sweep config's grid (the tasks given, the config's
+variants, seeds 0..N-1, at most ``--steps`` steps each, early stopping as configured) through
 :func:`rasplab.harness.run_sweep` with one worker, in this process, one thread, into two
 fresh results databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into
 groups of up to K), ``separate`` one run after another. "Separate" in one process is the
@@ -38,12 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def sweep_slice(config: str, tasks: list[str], seeds: int, steps: int) -> dict:
-    """The sweep config cut to ``tasks`` x {ape, nope} x seeds, at most ``steps`` steps."""
+    """The sweep config cut to ``tasks`` x its variants x seeds, at most ``steps`` steps."""
     sweep = load_sweep(config)
     data = {
         "name": "bench_batched",
         "base": sweep.base,
-        "grid": {"task": tasks, "variant": ["ape", "nope"], "seed": list(range(seeds))},
+        "grid": {"task": tasks, "variant": sweep.grid["variant"], "seed": list(range(seeds))},
         "variants": sweep.variants,
         "overrides": [
             *sweep.overrides,
@@ -66,10 +66,10 @@ def timed(sweep: dict, db: Path, batch_runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "fig1_cpu_scale.yaml"))
-    parser.add_argument("--tasks", default="tomita1,tomita4,d2,aa_star")
-    parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--tasks", default="tomita4,d2,aa_star")
+    parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=250)
-    parser.add_argument("--batch-runs", type=int, default=8)
+    parser.add_argument("--batch-runs", type=int, default=15)
     args = parser.parse_args()
     torch.set_num_threads(1)
     sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
