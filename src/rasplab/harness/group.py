@@ -180,8 +180,8 @@ def train_group(
     results: dict[int, RunResult] = {}
     active = [i for i, m in enumerate(members) if not m.state["done"]]
     for i, m in enumerate(members):
-        if m.state["done"]:
-            results[i] = m.finish()
+        if m.state["done"]:  # finished before: its stored result, as train() gives it
+            results[i] = finish_result(m.config, m.setup, m.state, m.run_path)
     if active:
         _loop([members[i] for i in active], results, active)
     return [results[i] for i in range(len(configs))]

@@ -167,8 +167,10 @@ class StackedRuns:
         H = self.config.heads
         qkv = self._linear(self._norm(x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
         parts = []
-        for start, rows, T in layout.chunks:
-            chunk = qkv[:, start : start + rows * T].reshape(R * rows, T, 3, H, D // H)
+        sizes = [rows * T for _, rows, T in layout.chunks]
+        # split, not slices: the backward of a slice fills a zero tensor of the whole width
+        for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
+            chunk = piece.reshape(R * rows, T, 3, H, D // H)
             q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
             a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
