@@ -71,7 +71,11 @@ def test_group_with_the_regularizer_equals_separate_runs(tiny):
 
 def test_weights_after_a_group_equal_separate_weights(tiny, tmp_path):
     configs = _configs(tiny, ROWS[:2])
-    train_group(configs, [tmp_path / "g0", tmp_path / "g1"])
+    first = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])
+    again = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])  # finished: no training
+    assert [(r.steps, r.bins, r.curves) for r in again] == [
+        (r.steps, r.bins, r.curves) for r in first
+    ]
     for i, config in enumerate(configs):
         train(config, run_dir=tmp_path / f"s{i}")
         grouped, _ = read_checkpoint(tmp_path / f"g{i}" / FINAL)
