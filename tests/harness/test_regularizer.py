@@ -30,7 +30,7 @@ def test_pe_products_match_the_formula_and_vanish_without_a_table():
         with torch.no_grad():
             model.pe.table.weight.mul_(30)  # products well above float noise
         params = {n: p[None] for n, p in model.named_parameters()}
-        got = float(pe_products(params, model.config)[0])
+        got = float(pe_products(params, model.config)[0].detach())
         assert abs(got - _naive_pe_products(model)) <= 1e-4 * max(1.0, got)
     nope = build_model(ModelConfig(pe="nope", layers=1, heads=1, width=8), 5, 3, 12, seed=0)
     params = {n: p[None] for n, p in nope.named_parameters()}
