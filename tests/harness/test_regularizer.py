@@ -41,7 +41,7 @@ def test_mean_squared_weights_counts_matrices_only():
     model = build_model(ModelConfig(pe="ape", layers=1, heads=1, width=8), 5, 3, 12, seed=0)
     expected = sum(float(p.detach().pow(2).mean()) for p in model.parameters() if p.dim() >= 2)
     params = {n: p[None] for n, p in model.named_parameters()}
-    assert abs(float(mean_squared_weights(params)[0]) - expected) < 1e-6
+    assert abs(float(mean_squared_weights(params)[0].detach()) - expected) < 1e-6
 
 
 def test_penalties_weigh_each_run_on_its_own():
