@@ -5,9 +5,9 @@ results store, then executes those not yet ``done`` with a backend: ``local`` (w
 or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). With ``batch_runs``
 K > 1 (local backend) compatible runs train K at a time as one stacked group in one process
 (:func:`~rasplab.harness.group.train_group`), each with its own result and run folder.
-Only this process writes to the store; a result is written in one transaction when its run finishes. Killed at any
-moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
-and those resume from their last checkpoint in the run folder.
+Only this process writes to the store; a result is written in one transaction when its run
+finishes. Killed at any moment (even ``kill -9``) and restarted, a sweep re-runs only the
+runs without a stored result, and those resume from their last checkpoint in the run folder.
 """
 
 from __future__ import annotations
