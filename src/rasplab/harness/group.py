@@ -23,6 +23,7 @@ device CPU, class targets and no packing. :func:`train_group` refuses anything e
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -165,8 +166,13 @@ def train_group(
     configs: list[ExperimentConfig],
     run_dirs: list[str | Path | None] | None = None,
     resume: bool = True,
+    on_finish: Callable[[int, RunResult], None] | None = None,
 ) -> list[RunResult]:
-    """Train ``configs`` as one stacked group; results in the order of ``configs``."""
+    """Train ``configs`` as one stacked group; results in the order of ``configs``.
+
+    ``on_finish(i, result)`` is called as soon as run ``i`` has finished (the others may
+    still be training), e.g. to store its result at once.
+    """
     if not configs:
         return []
     keys = {group_key(c) for c in configs}
@@ -178,17 +184,24 @@ def train_group(
     run_dirs = run_dirs or [None] * len(configs)
     members = [_Member(c, d, resume) for c, d in zip(configs, run_dirs)]
     results: dict[int, RunResult] = {}
+
+    def done(i: int, result: RunResult) -> None:
+        results[i] = result
+        if on_finish is not None:
+            on_finish(i, result)
+
     active = [i for i, m in enumerate(members) if not m.state["done"]]
     for i, m in enumerate(members):
         if m.state["done"]:  # finished before: its stored result, as train() gives it
-            results[i] = finish_result(m.config, m.setup, m.state, m.run_path)
+            done(i, finish_result(m.config, m.setup, m.state, m.run_path))
     if active:
-        _loop([members[i] for i in active], results, active)
+        _loop([members[i] for i in active], done, active)
     return [results[i] for i in range(len(configs))]
 
 
-def _loop(members: list[_Member], results: dict, index: list[int]) -> None:
-    """Train ``members`` (result slots ``index``) stacked until every one has finished."""
+def _loop(members: list[_Member], done, index: list[int]) -> None:
+    """Train ``members`` (result slots ``index``) stacked until every one has finished;
+    ``done(slot, result)`` receives each result."""
     torch.set_num_threads(1)
     stack = StackedRuns([m.setup.model for m in members])
     for k, m in enumerate(members):
@@ -221,7 +234,7 @@ def _loop(members: list[_Member], results: dict, index: list[int]) -> None:
             every = cfg.checkpoint_every or cfg.eval_every
             if stop:
                 stack.store_run(k, m.setup.model)
-                results[index[k]] = m.finish()
+                done(index[k], m.finish())
                 continue
             if m.run_path is not None and step % every == 0:
                 stack.store_run(k, m.setup.model, m.optimizer)

@@ -226,17 +226,26 @@ def _run_inline(jobs, store, summary, bar) -> None:
 
 
 def _run_group_inline(group: list, store, summary, bar) -> None:
-    """Run one group of runs (a list of (config, run folder)) in this process."""
+    """Run one group of runs (a list of (config, run folder)) in this process, storing each
+    result as soon as its run finishes."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
     for exp, _ in group:
         store.mark_running(exp.hash())
+    stored: set = set()
+
+    def finished(i: int, result) -> None:
+        _record(store, summary, bar, group[i][0], data=asdict(result))
+        stored.add(i)
+
     try:
-        results = _execute_group([e.to_dict() for e, _ in group], [d for _, d in group])
-    except Exception as err:  # the whole group failed: each run is recorded as failed
-        for exp, _ in group:
-            _record(store, summary, bar, exp, error=_describe(err))
-        return
-    for (exp, _), data in zip(group, results):
-        _record(store, summary, bar, exp, data=data)
+        train_group([e for e, _ in group], [d for _, d in group], True, finished)
+    except Exception as err:  # the runs still training are recorded as failed
+        for i, (exp, _) in enumerate(group):
+            if i not in stored:
+                _record(store, summary, bar, exp, error=_describe(err))
 
 
 def _run_pool(jobs, workers: int, store, summary, bar) -> None:
