@@ -22,6 +22,8 @@ DECODER_CASES = (
         {"pe": "rope", "attention": "path"},
         {"pe": "alibi", "attention": "path"},
         {"pe": "nope", "attention": "entmax", "entmax_alpha": 1.3},
+        {"pe": "nape", "attention": "asentmax"},
+        {"pe": "rope", "attention": "asentmax", "entmax_alpha": 1.3},
         {"pe": "nope", "canon": True},
         {"pe": "nope", "attention": "path", "canon": True},
         {"pe": "rope", "swan": True, "layers": 3, "swan_window": 2},

@@ -22,7 +22,7 @@ from .conftest import GEN
 
 BAD_CONFIGS = [
     ({"pe": "spiral"}, "unknown model.pe 'spiral'; choose one of: alibi, ape, nape, nope, rope"),
-    ({"attention": "linear"}, "unknown model.attention 'linear'; choose one of: entmax, fox"),
+    ({"attention": "linear"}, "unknown model.attention 'linear'; choose one of: asentmax, entmax"),
     ({"mlp": "relu"}, "unknown model.mlp 'relu'; choose one of: gelu, swiglu"),
     ({"width": 10, "heads": 4}, "model.heads (4) must divide model.width (10)"),
     ({"layers": 0}, "model.layers must be a positive integer"),
@@ -33,7 +33,10 @@ BAD_CONFIGS = [
     ({"entmax_alpha": 1.0}, "model.entmax_alpha must be in (1, 2]"),
     ({"pe": "rope", "width": 12, "heads": 4}, "rotary encodings need an even head dimension"),
     ({"attention": "path", "causal": False}, "'path' is inherently causal"),
-    ({"attention": "stick_breaking", "causal": False}, "use model.causal=true or one of: entmax"),
+    (
+        {"attention": "stick_breaking", "causal": False},
+        "use model.causal=true or one of: asentmax, entmax",
+    ),
     ({"swan": True}, "model.swan=true sets each layer's encoding itself"),
     ({"swan": True, "pe": "rope", "layers": 1}, "model.swan=true needs model.layers >= 2"),
 ]

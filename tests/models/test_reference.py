@@ -47,7 +47,7 @@ def test_sinusoidal_table_matches_formula():
 def test_rope_matches_rotation_matrices():
     x = torch.randn(2, 3, 5, 8, dtype=torch.float64, generator=GEN)
     cos, sin = rope_tables(5, 8, "cpu", torch.float64)
-    torch.testing.assert_close(rope_apply(x, cos, sin), naive.rope_rotate(x, 10000.0))
+    torch.testing.assert_close(rope_apply(x, cos, sin), naive.rope_rotate_half_split(x, 10000.0))
 
 
 def test_rope_logits_depend_only_on_relative_position():

@@ -8,9 +8,10 @@ The position table: ``P`` positions fit the longest sequence of every bin and na
 (seed 003: "as many positional encodings as needed to encode the longest inputs"; a split
 counts with the bin ``task.dataset`` draws it from, ``task.default_bin``). APE training
 draws the offset ``o`` of each example uniformly in ``[0, P - len]``; a batch is
-right-padded, so a short example at a large offset reads rows past ``P`` at its padding
-positions. Those rows exist (the table has ``P`` plus the longest training sequence rows)
-but are only ever read at masked padding positions, so they are never trained or scored.
+right-padded, so a short example at a large offset has padding positions past ``P``. The
+table has exactly ``P`` rows (``build_model(..., max_positions=P)``); those padding positions
+read its last row (``LearnedAbsolute.embed`` clamps them), are masked and never scored, and a
+real token past ``P`` is an error.
 With packed training batches (``train.pack_tokens``, :func:`check_packing`) ``P`` covers
 ``pack_tokens`` as well, and a packed row gets one offset like a single example.
 """

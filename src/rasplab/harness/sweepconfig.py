@@ -39,7 +39,7 @@ from rasplab.harness.config import (
 
 SWEEP_KEYS = ("name", "description", "base", "grid", "variants", "overrides", "select")
 PE_NAMES = ("ape", "nope", "sinusoidal", "rope", "alibi", "nape")
-ATTENTION_NAMES = ("softmax", "fox", "stick_breaking", "entmax", "path")
+ATTENTION_NAMES = ("softmax", "fox", "stick_breaking", "entmax", "asentmax", "path")
 
 
 @dataclass(frozen=True)

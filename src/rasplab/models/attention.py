@@ -105,6 +105,7 @@ class ForgettingAttention(AttentionKind):
         return out[..., :-1]
 
     def reference(self, x, q, k, v, ctx):
-        """Gate sums by explicit loops, then row-by-row softmax."""
-        decay = naive.fox_decay(self.log_forget(x, ctx), ctx.causal)
+        """Gates from the paper's formula, gate sums by explicit loops, row-by-row softmax."""
+        log_f = naive.fox_log_gates(x, self.gate.weight, self.gate.bias, ctx.key_pad)
+        decay = naive.fox_decay(log_f, ctx.causal)
         return naive.softmax_attention(q, k, v, ctx.allowed(), ctx.bias(), self.scale, decay)

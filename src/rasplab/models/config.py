@@ -26,7 +26,7 @@ class ModelConfig:
     """Architecture of a trainable transformer (sizes, variants, layer options)."""
 
     pe: str = "ape"  # registry: ape, nope, sinusoidal, rope, alibi, nape
-    attention: str = "softmax"  # registry: softmax, fox, stick_breaking, entmax, path
+    attention: str = "softmax"  # registry: softmax, fox, stick_breaking, entmax, asentmax, path
     layers: int = 2
     heads: int = 4
     width: int = 64

@@ -10,6 +10,17 @@ Both use a custom backward, the closed-form Jacobian ``diag(s) - s s^T / sum(s)`
 ``s = p^(2-alpha)`` on the support. The naive reference (``reference.entmax_bisect``) bisects
 row by row and gets its gradient by autograd through one Newton step.
 
+ASEntmax (adaptive-scalable entmax, Vasylenko et al. 2025, "Long-context generalization with
+sparse attention"; seed 000 Table 5 "ASEntmax alpha 1.5") is ``model.attention=asentmax``:
+alpha-entmax of logits whose query is first scaled by a learned, length-dependent temperature,
+
+    q_i <- q_i * (delta + beta_i * log(n_i)^gamma_i),
+    beta_i = softplus(W_beta x_i),  gamma_i = 2 tanh(W_gamma x_i),  delta = 1,
+
+per head, ``x_i`` the layer input at query i and ``n_i = i + 2`` (the authors' released code
+starts positions at log 2 so that the first query is scaled too). Under NaPE only the NoPE
+heads (slope 0) are scaled, as in the paper; ALiBi heads keep their plain logits.
+
 >>> entmax15(torch.tensor([[2.0, 1.0, -3.0]]))
 tensor([[0.8307, 0.1693, 0.0000]])
 """
@@ -17,10 +28,15 @@ tensor([[0.8307, 0.1693, 0.0000]])
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from rasplab.models import reference as naive
 from rasplab.models.attention import AttentionKind
+from rasplab.models.linear import Linear
 from rasplab.models.masking import AttentionContext
+
+#: ASEntmax's fixed offset delta and the range of its exponent gamma (the authors' defaults)
+AS_DELTA, AS_GAMMA_RANGE = 1.0, 2.0
 
 
 class _EntmaxFunction(torch.autograd.Function):
@@ -98,3 +114,43 @@ class EntmaxAttention(AttentionKind):
     def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
         """Row-by-row bisection entmax."""
         return naive.entmax_attention(q, k, v, ctx.allowed(), ctx.bias(), self.scale, self.alpha)
+
+
+class ASEntmaxAttention(EntmaxAttention):
+    """ASEntmax: alpha-entmax with a learned per-query, length-dependent logit scale."""
+
+    def __init__(self, config) -> None:
+        super().__init__(config)
+        # NaPE: the scale applies to the NoPE heads only (the last floor(H/2) heads)
+        self.scaled = config.heads // 2 if config.pe == "nape" else config.heads
+        self.beta_proj = Linear(config.width, self.scaled, bias=False)
+        self.gamma_proj = Linear(config.width, self.scaled, bias=False)
+
+    def query_scale(self, x: torch.Tensor) -> torch.Tensor:
+        """The factor [B, H, T, 1] each query is multiplied by (1 for unscaled heads)."""
+        T = x.shape[1]
+        beta = F.softplus(self.beta_proj(x)).transpose(1, 2)  # [B, S, T]
+        gamma = AS_GAMMA_RANGE * torch.tanh(self.gamma_proj(x)).transpose(1, 2)
+        log_n = torch.log(torch.arange(2, T + 2, device=x.device, dtype=x.dtype))  # [T]
+        scale = AS_DELTA + beta * log_n.pow(gamma)
+        ones = scale.new_ones(x.shape[0], self.heads - self.scaled, T)
+        return torch.cat([ones, scale], dim=1)[..., None]
+
+    def fast(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
+        """Scaled queries, then entmax attention."""
+        return super().fast(x, q * self.query_scale(x), k, v, ctx)
+
+    def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
+        """The paper's scale computed element by element, then row-by-row bisection entmax."""
+        return naive.asentmax_attention(
+            q,
+            k,
+            v,
+            x,
+            self.beta_proj.weight,
+            self.gamma_proj.weight,
+            ctx.allowed(),
+            ctx.bias(),
+            self.scale,
+            self.alpha,
+        )

@@ -1,7 +1,9 @@
 """PaTH attention (Yang et al. 2025): positions as cumulative Householder transforms.
 
-Each position s carries ``H_s = I - beta_s w_s w_s^T`` (``w_s`` a unit vector and
-``beta_s = 2 sigmoid(.)`` in (0, 2), both computed from the token), and
+Each position s carries ``H_s = I - beta_s w_s w_s^T``, both computed from the tokens as the
+paper's layer does: ``w_s`` is the per-head unit vector of a short causal convolution (width
+3, depthwise, then SiLU) over the projections ``W_w x`` of tokens s-2..s, and
+``beta_s = 2 sigmoid(W_beta x_s + b)`` in (0, 2) (negative eigenvalues allowed); and
 
     logit_ij = q_i^T H_i H_(i-1) ... H_(j+1) k_j / sqrt(Dh)        (j <= i)
 
@@ -19,7 +21,8 @@ O(T^3 + T^2 Dh) time and O(T^2) memory, against O(T^2 Dh^3) for the explicit mat
 products of the reference. At T = 100, Dh = 16 the T^3 terms dominate (about 10x softmax,
 forward+backward; see ``benchmarks/bench_models.py``). The correction enters SDPA as an
 additive mask that needs a gradient, which keeps SDPA on its unfused path. Padding
-positions get ``beta = 0`` (identity). Only causal: the transforms between key and query
+positions get ``beta = 0`` (identity) and enter the convolution as zeros. The convolution
+starts as the identity (lag-0 weight 1). Only causal: the transforms between key and query
 have no encoder form.
 
 >>> from rasplab.models.config import ModelConfig
@@ -40,6 +43,9 @@ from rasplab.models.attention import AttentionKind
 from rasplab.models.linear import Linear
 from rasplab.models.masking import AttentionContext
 
+#: width of the short convolution on w (the authors' layer uses 3)
+W_CONV = 3
+
 
 class PathAttention(AttentionKind):
     """Softmax attention with PaTH's data-dependent Householder position transforms."""
@@ -49,12 +55,23 @@ class PathAttention(AttentionKind):
     def __init__(self, config) -> None:
         super().__init__(config)
         self.w_proj = Linear(config.width, config.width)  # one direction per head
+        conv = torch.zeros(config.width, W_CONV)  # [C, K]: lag 0..K-1
+        conv[:, 0] = 1.0
+        self.w_conv = torch.nn.Parameter(conv)
         self.beta_proj = Linear(config.width, config.heads)
 
     def householder(self, x: torch.Tensor, ctx: AttentionContext):
         """Unit directions w [B, H, T, Dh] and strengths beta [B, H, T] (0 at padding)."""
         B, T, _ = x.shape
-        w = self.w_proj(x).view(B, T, self.heads, self.head_dim).transpose(1, 2)
+        u = self.w_proj(x)
+        if ctx.key_pad is not None:
+            u = u * ctx.key_pad[..., None].to(u.dtype)
+        padded = F.pad(u, (0, 0, W_CONV - 1, 0))  # zeros before the start
+        conv = sum(
+            padded[:, W_CONV - 1 - lag : W_CONV - 1 - lag + T] * self.w_conv[:, lag]
+            for lag in range(W_CONV)
+        )
+        w = F.silu(conv).view(B, T, self.heads, self.head_dim).transpose(1, 2)
         w = F.normalize(w, dim=-1)
         beta = 2 * torch.sigmoid(self.beta_proj(x)).transpose(1, 2)
         if ctx.key_pad is not None:
@@ -76,6 +93,16 @@ class PathAttention(AttentionKind):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
     def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
-        """Explicit Householder matrix products for every (query, key) pair."""
-        w, beta = self.householder(x, ctx)
+        """w and beta from the paper's formulas, then explicit Householder products for
+        every (query, key) pair."""
+        w, beta = naive.path_transforms(
+            x,
+            self.w_proj.weight,
+            self.w_proj.bias,
+            self.w_conv,
+            self.beta_proj.weight,
+            self.beta_proj.bias,
+            self.heads,
+            ctx.key_pad,
+        )
         return naive.path_attention(q, k, v, w, beta, ctx.allowed(), ctx.bias(), self.scale)

@@ -109,7 +109,9 @@ class Rotary(PositionalEncoding):
     def rotate(self, q, k, ctx):
         """Rotate q and k [B, H, T, Dh] by angle ``t * base^(-2i/Dh)`` at position t."""
         if ctx.reference:
-            return naive.rope_rotate(q, ROPE_BASE), naive.rope_rotate(k, ROPE_BASE)
+            return naive.rope_rotate_half_split(q, ROPE_BASE), naive.rope_rotate_half_split(
+                k, ROPE_BASE
+            )
         key = ("rope", q.shape[-2], q.shape[-1], q.dtype)
         if key not in ctx.cache:
             ctx.cache[key] = rope_tables(q.shape[-2], q.shape[-1], q.device, q.dtype)
@@ -126,9 +128,11 @@ class ALiBi(PositionalEncoding):
 
     def logit_bias(self, length, device, dtype, reference=False):
         """``-m_h (i - j)`` below the diagonal; ``-m_h |i - j|`` in encoder mode."""
-        slopes = self.slopes().to(device=device, dtype=dtype)
-        if reference:
+        if reference:  # slopes from the formula, written out on their own
+            nope_heads = self.heads // 2 if isinstance(self, NaPE) else 0
+            slopes = naive.alibi_slopes(self.heads, nope_heads).to(device=device, dtype=dtype)
             return naive.alibi_bias(slopes, length)
+        slopes = self.slopes().to(device=device, dtype=dtype)
         pos = torch.arange(length, device=device)
         neg_dist = (-(pos[:, None] - pos[None, :]).abs()).to(dtype)  # [T, T], -|i - j|
         return slopes[:, None, None] * neg_dist  # [H, T, T]; causal masking happens elsewhere

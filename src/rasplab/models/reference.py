@@ -31,18 +31,41 @@ def sinusoidal_table(length: int, width: int) -> torch.Tensor:
 
 
 def rope_rotate(x: torch.Tensor, base: float) -> torch.Tensor:
-    """Multiply x [..., T, Dh] at each position t by its explicit rotation matrix R_t."""
+    """RoPE as Su et al. write it: x [..., T, Dh] at position t times the block-diagonal R_t whose
+    i-th 2x2 block rotates the coordinate pair (2i, 2i+1) by ``t * base^(-2i/Dh)``."""
     T, Dh = x.shape[-2], x.shape[-1]
-    half = Dh // 2
     out = []
     for t in range(T):
         rot = torch.zeros(Dh, Dh, dtype=x.dtype, device=x.device)
-        for d in range(half):
-            angle = t * base ** (-2.0 * d / Dh)
+        for i in range(Dh // 2):
+            angle = t * base ** (-2.0 * i / Dh)
             c, s = math.cos(angle), math.sin(angle)
-            rot[d, d], rot[d, d + half], rot[d + half, d], rot[d + half, d + half] = c, -s, s, c
+            rot[2 * i, 2 * i], rot[2 * i, 2 * i + 1] = c, -s
+            rot[2 * i + 1, 2 * i], rot[2 * i + 1, 2 * i + 1] = s, c
         out.append(x[..., t, :] @ rot.T)
     return torch.stack(out, dim=-2)
+
+
+def rope_rotate_half_split(x: torch.Tensor, base: float) -> torch.Tensor:
+    """The same rotation for head dimensions stored half-split, pair i = (i, i + Dh/2) (the
+    GPT-NeoX layout rasplab uses): gather into the paper's interleaved order, rotate, scatter.
+
+    The two layouts differ by a fixed permutation of head dimensions, which the learned query
+    and key projections absorb; the frequencies and the rotation are the paper's.
+    """
+    half = x.shape[-1] // 2
+    order = [d for i in range(half) for d in (i, i + half)]  # interleaved position -> stored
+    back = [order.index(d) for d in range(2 * half)]
+    return rope_rotate(x[..., order], base)[..., back]
+
+
+def alibi_slopes(heads: int, nope_heads: int = 0) -> torch.Tensor:
+    """ALiBi slopes (Press et al.; seed 000 Table 5): ``m_h = (2^(-8/n))^(h+1)`` for head h of n;
+    NaPE (seed 000 Table 4) sets the last ``nope_heads`` slopes to 0."""
+    slopes = [(2.0 ** (-8.0 / heads)) ** (h + 1) for h in range(heads)]
+    for h in range(heads - nope_heads, heads):
+        slopes[h] = 0.0
+    return torch.tensor(slopes, dtype=torch.float64)
 
 
 def alibi_bias(slopes: torch.Tensor, length: int) -> torch.Tensor:
@@ -74,6 +97,20 @@ def softmax_attention(q, k, v, allowed, bias, scale, extra=None):
     return torch.stack(rows, dim=2)
 
 
+def fox_log_gates(x, weight, bias, key_pad=None):
+    """FoX (Lin et al. 2025) log forget gates [B, H, T]: ``log f_t = log sigmoid(w_h . x_t + b_h)``
+    per head, written out one position at a time; 0 (``f = 1``) at padding positions."""
+    B, T, _ = x.shape
+    out = torch.zeros(B, weight.shape[0], T, dtype=x.dtype, device=x.device)
+    for b in range(B):
+        for t in range(T):
+            if key_pad is not None and not bool(key_pad[b, t]):
+                continue
+            f = 1.0 / (1.0 + torch.exp(-(weight @ x[b, t] + bias)))
+            out[b, :, t] = torch.log(f)
+    return out
+
+
 def fox_decay(log_f: torch.Tensor, causal: bool) -> torch.Tensor:
     """FoX logit term [B, H, T, T]: sum of log forget gates strictly after j up to i.
 
@@ -90,21 +127,22 @@ def fox_decay(log_f: torch.Tensor, causal: bool) -> torch.Tensor:
 
 
 def stick_breaking(q, k, v, allowed, bias, scale):
-    """Stick-breaking attention: query i breaks its stick at keys i, i-1, ..., 0 in turn.
+    """Stick-breaking attention as Tan et al. define it: query i breaks its stick at the
+    tokens before it, i-1, i-2, ..., 0 in turn, and the rest of the stick weighs its own value.
 
-    Key j takes ``beta_ij = sigmoid(logit_ij)`` of what the nearer allowed keys left over.
+    Token j takes ``beta_ij = sigmoid(logit_ij)`` of what the nearer allowed tokens left over.
     """
     B, H, T, Dh = q.shape
     outs = []
     for i in range(T):
         remaining = torch.ones(B, H, dtype=q.dtype, device=q.device)
         out = torch.zeros(B, H, Dh, dtype=q.dtype, device=q.device)
-        for j in range(i, -1, -1):
+        for j in range(i - 1, -1, -1):
             ok = allowed[:, 0, i, j].to(q.dtype)[:, None].expand(B, H)
             beta = torch.sigmoid(_scores(q, k, i, j, bias, scale)) * ok
             out = out + (beta * remaining)[..., None] * v[:, :, j]
             remaining = remaining * (1 - beta)
-        outs.append(out)
+        outs.append(out + remaining[..., None] * v[:, :, i])
     return torch.stack(outs, dim=2)
 
 
@@ -142,6 +180,52 @@ def entmax_attention(q, k, v, allowed, bias, scale, alpha):
         logits = logits.masked_fill(~allowed[:, :, i].expand(B, H, T), float("-inf"))
         rows.append(torch.einsum("bhj,bhjd->bhd", entmax_bisect(logits, alpha), v))
     return torch.stack(rows, dim=2)
+
+
+def asentmax_attention(q, k, v, x, w_beta, w_gamma, allowed, bias, scale, alpha):
+    """ASEntmax (Vasylenko et al. 2025): entmax of ``(delta + beta_i log(n_i)^gamma_i) q_i . k_j``.
+
+    ``beta_i = softplus(w_beta . x_i)``, ``gamma_i = 2 tanh(w_gamma . x_i)``, ``delta = 1``,
+    ``n_i = i + 2``; the S rows of ``w_beta`` scale the last S heads (all of them, or the NoPE
+    heads of NaPE); a positional bias is added after the scaling.
+    """
+    B, H, T, _ = q.shape
+    S = w_beta.shape[0]
+    factor = torch.ones(B, H, T, dtype=q.dtype, device=q.device)
+    for b in range(B):
+        for s in range(S):
+            for i in range(T):
+                beta = torch.log1p(torch.exp(x[b, i] @ w_beta[s]))
+                gamma = 2.0 * torch.tanh(x[b, i] @ w_gamma[s])
+                factor[b, H - S + s, i] = 1.0 + beta * math.log(i + 2) ** gamma
+    return entmax_attention(q * factor[..., None], k, v, allowed, bias, scale, alpha)
+
+
+def path_transforms(x, w_weight, w_bias, conv, b_weight, b_bias, heads, key_pad=None):
+    """PaTH's (Yang et al. 2025) directions w [B, H, T, Dh] and strengths beta [B, H, T].
+
+    ``u_t = W_w x_t + b_w`` (zero at padding); ``w_t`` = per-head L2 normalisation of
+    ``silu(sum_lag conv[:, lag] * u_(t-lag))`` (a causal depthwise short convolution);
+    ``beta_t = 2 sigmoid(W_beta x_t + b_beta)``, 0 at padding.
+    """
+    B, T, C = x.shape
+    Dh = C // heads
+    u = torch.zeros(B, T, C, dtype=x.dtype, device=x.device)
+    beta = torch.zeros(B, heads, T, dtype=x.dtype, device=x.device)
+    for b in range(B):
+        for t in range(T):
+            if key_pad is None or bool(key_pad[b, t]):
+                u[b, t] = w_weight @ x[b, t] + w_bias
+                beta[b, :, t] = 2.0 / (1.0 + torch.exp(-(b_weight @ x[b, t] + b_bias)))
+    w = torch.zeros(B, heads, T, Dh, dtype=x.dtype, device=x.device)
+    for b in range(B):
+        for t in range(T):
+            c = sum(conv[:, lag] * u[b, t - lag] for lag in range(conv.shape[1]) if t >= lag)
+            c = c * torch.sigmoid(c)
+            for h in range(heads):
+                part = c[h * Dh : (h + 1) * Dh]
+                w[b, h, t] = part / torch.clamp(torch.linalg.vector_norm(part), min=1e-12)
+    return w, beta
 
 
 def path_attention(q, k, v, w, beta, allowed, bias, scale):

@@ -4,7 +4,7 @@ Names are those of ``specs/cli.md`` (``model.pe``, ``model.attention``); the mod
 variant up once, at construction, and never compares names afterwards.
 
 >>> sorted(ATTENTION_KINDS)
-['entmax', 'fox', 'path', 'softmax', 'stick_breaking']
+['asentmax', 'entmax', 'fox', 'path', 'softmax', 'stick_breaking']
 >>> positional_encoding("nape").__name__
 'NaPE'
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rasplab.errors import unknown_name
 from rasplab.models.attention import AttentionKind, ForgettingAttention
-from rasplab.models.entmax import EntmaxAttention
+from rasplab.models.entmax import ASEntmaxAttention, EntmaxAttention
 from rasplab.models.path import PathAttention
 from rasplab.models.positional import (
     ALiBi,
@@ -39,6 +39,7 @@ ATTENTION_KINDS: dict[str, type[AttentionKind]] = {
     "fox": ForgettingAttention,
     "stick_breaking": StickBreakingAttention,
     "entmax": EntmaxAttention,
+    "asentmax": ASEntmaxAttention,
     "path": PathAttention,
 }
 

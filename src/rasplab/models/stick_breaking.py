@@ -1,20 +1,23 @@
-"""Stick-breaking attention (Tan et al. 2025), vectorized in log space.
+"""Stick-breaking attention (Tan et al. 2025, "Scaling stick-breaking attention"), in log space.
 
-Query i walks back over keys i, i-1, ..., 0; key j takes ``beta_ij = sigmoid(z_ij)`` of the
-stick the nearer keys left over:
+Query i walks back over the tokens *before* it, nearest first: i-1, i-2, ..., 0. Token j
+breaks off ``beta_ij = sigmoid(z_ij)`` of the stick the nearer tokens left over, and the mass
+left after token 0 goes to the current token's own value, as in the paper and its released
+kernels (``attend_current=False``, output ``o + rem * v``):
 
-    A_ij = beta_ij * prod_{j < l <= i} (1 - beta_il)
-    log A_ij = logsigmoid(z_ij) + sum_{l > j, allowed} logsigmoid(-z_il)
+    A_ij = beta_ij * prod_{j < l < i} (1 - beta_il)                      (j < i)
+    o_i  = sum_{j<i} A_ij v_j + (1 - sum_{j<i} A_ij) v_i
+    log A_ij = logsigmoid(z_ij) + sum_{j < l < i, allowed} logsigmoid(-z_il)
 
 The sum is a suffix sum along the key axis (one cumsum over [B, H, T, T]; no loop over
-positions). The current token is the first stick (``attend_current``); mass left over after
-key 0 is dropped, so rows may sum to less than one. Inherently causal: no encoder form.
+positions). The first token has nothing before it: its output is its own value. Inherently
+causal: no encoder form.
 
 >>> from rasplab.models.config import ModelConfig
 >>> sb = StickBreakingAttention(ModelConfig(attention="stick_breaking", width=8, heads=2))
->>> q = torch.zeros(1, 2, 3, 4); v = torch.ones(1, 2, 3, 4)
+>>> q = torch.zeros(1, 2, 3, 4); v = torch.arange(3.0).view(1, 1, 3, 1).expand(1, 2, 3, 4)
 >>> sb(None, q, q, v, AttentionContext(causal=True, length=3))[0, 0, :, 0]
-tensor([0.5000, 0.7500, 0.8750])
+tensor([0.0000, 0.5000, 1.0000])
 """
 
 from __future__ import annotations
@@ -60,14 +63,18 @@ class StickBreakingAttention(AttentionKind):
     bidirectional = False
 
     def fast(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
-        """O(T^2) tensors per head: log weights by a suffix sum, then one matmul with v."""
+        """O(T^2) tensors per head: log weights by a suffix sum, one matmul with v, then the
+        leftover stick times the current value."""
         logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale  # [B, H, T, T]
         bias = ctx.bias()
         if bias is not None:
             logits = logits + bias
-        weights = _StickBreakingWeights.apply(logits, ~ctx.allowed())
-        return torch.matmul(weights, v)
+        T = logits.shape[-1]
+        eye = torch.eye(T, dtype=torch.bool, device=logits.device)
+        weights = _StickBreakingWeights.apply(logits, ~ctx.allowed() | eye)  # earlier tokens
+        leftover = 1 - weights.sum(-1, keepdim=True)  # [B, H, T, 1]
+        return torch.matmul(weights, v) + leftover * v
 
     def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
-        """Explicit stick breaking, one key at a time."""
+        """Explicit stick breaking, one earlier token at a time."""
         return naive.stick_breaking(q, k, v, ctx.allowed(), ctx.bias(), self.scale)

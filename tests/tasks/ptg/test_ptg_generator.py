@@ -11,14 +11,15 @@ from rasplab.tasks.ptg import splits as S
 from rasplab.tasks.ptg.draws import Draws
 from rasplab.tasks.ptg.knobs import Knobs
 from rasplab.tasks.ptg.plan import Reach, item_lines, item_steps
-from rasplab.tasks.ptg.program import HEADERS, WHILE
+from rasplab.tasks.ptg.program import HEADERS, POP, POPTO, WHILE, WHILEL
 from rasplab.tasks.ptg.tokens import count_tokens
+from rasplab.tasks.ptg.tracer import trace
 
 
 @pytest.mark.parametrize(
     "knobs, words",
     [
-        (dict(lines="5-12", steps="172-300"), ["lines=5-12", "steps=172-300", "2-100"]),
+        (dict(lines="5-12", steps="172-300"), ["lines=5-12", "steps=172-300", "2-104"]),
         (dict(lines="5-8", steps="5-10", variables="30-40"), ["variables=30-40", "lines=5-8"]),
         (dict(lines="5-20", steps="20-30", variables="1-2"), ["steps=20-30", "variables >= 3"]),
         (dict(lines="2-9", steps="5-10"), ["lines=2-9"]),
@@ -62,10 +63,12 @@ def test_shapes_hit_lines_and_steps_exactly():
     assert hit > 100
 
 
-def test_reach_agrees_with_brute_force_on_small_programs():
-    table = Reach((1, 2), (1, 2))
+@pytest.mark.parametrize("list_length", [0, 3])
+def test_reach_agrees_with_brute_force_on_small_programs(list_length):
+    table = Reach((1, 2), (1, 2), list_length=list_length)
     items = [("simple",)] + [("if", k, t) for k in (1, 2) for t in (False, True)]
     items += [("loop", m, n) for m in (1, 2) for n in (1, 2)]
+    items += [("drain", m, list_length) for m in (1, 2) if list_length]
     reachable = {0: {0}}
     for b in range(1, 12):
         reachable[b] = {
@@ -95,21 +98,76 @@ def test_every_split_respects_its_four_factors(scale):
             assert count_tokens(inst) <= k.max_tokens
 
 
-def test_while_loops_are_counter_controlled_and_blocks_do_not_nest():
-    for inst in S.dataset("longer_traces_1", 20, seed=5):
+def _blocks(lines):
+    """``(header index, end index)`` of every block of a program's body."""
+    out = []
+    for i, (op, depth, *_rest) in enumerate(lines):
+        if op in HEADERS:
+            assert depth == 1  # blocks do not nest
+            end = i + 1
+            while lines[end][1] == 2:
+                end += 1
+            out.append((i, end))
+    return out
+
+
+def test_while_loops_are_counter_or_list_controlled_and_blocks_do_not_nest():
+    kinds = set()
+    for inst in S.dataset("longer_traces_1", 30, seed=5):
         lines = inst.program.lines
-        for i, (op, depth, *_rest) in enumerate(lines):
-            if op in HEADERS:
-                assert depth == 1
-            if op == WHILE:
-                cond = lines[i][3]
-                end = i + 1
-                while lines[end][1] == 2:
-                    end += 1
-                counter = lines[end - 2][2]
+        for i, end in _blocks(lines):
+            body = lines[i + 1 : end]
+            if lines[i][0] == WHILE:  # counter loop: counter and condition updated last
+                cond, counter = lines[i][3], lines[end - 2][2]
                 assert lines[end - 1][2] == cond and lines[end - 1][3] == counter
                 assert lines[end - 2][3] == counter  # counter = counter +/- 1
-                assert all(ln[2] not in (cond, counter) for ln in lines[i + 1 : end - 2])
+                assert all(ln[2] not in (cond, counter) for ln in body[:-2])
+                kinds.add("counter")
+            elif lines[i][0] == WHILEL:  # list loop: pops its list first, never refills it
+                lst = lines[i][3]
+                assert body[0][0] == POPTO and body[0][3] == lst
+                assert all(ln[2] != lst and ln[0] != POP for ln in body[1:])
+                kinds.add("list")
+    assert kinds == {"counter", "list"}
+
+
+def _longer_lists(inputs, extra=(7, 7, 7)):
+    return tuple((n, v + list(extra) if type(v) is list else v) for n, v in inputs)
+
+
+@pytest.mark.parametrize("scale", list(S.TABLES))
+def test_longer_input_lists_give_longer_traces_for_most_programs(scale):
+    # seed 000 section 2: "the trace steps grow at least linearly with the input size"
+    insts = S.dataset(S.get_split("id_mid", scale), 100, seed=6)
+    assert all(inst.list_length > 0 for inst in insts)  # every program takes a list
+    grew = 0
+    for inst in insts:
+        try:
+            longer = trace(inst.program, _longer_lists(inst.inputs))
+        except IndexError:  # a branch now taken pops a list the original run left alone
+            continue
+        grew += len(longer) > len(inst.trace)
+    assert grew > 60
+
+
+def test_list_loops_run_once_per_element_and_use_the_popped_value():
+    used = loops = 0
+    for inst in S.dataset("id_mid", 60, seed=8):
+        lines = inst.program.lines
+        for i, end in _blocks(lines):
+            if lines[i][0] != WHILEL:
+                continue
+            loops += 1
+            x, body = lines[i + 1][2], lines[i + 2 : end]
+            used += any(x in (ln[3], ln[4]) for ln in body)
+            header = f"{inst.first_line + 1 + i},"
+            n = dict(inst.inputs)[lines[i][3]]
+            for k in (0, 1, 4):  # k more elements: k more iterations, each m + 2 steps
+                ext = _longer_lists(inst.inputs, [5] * k)
+                if len(dict(ext)[lines[i][3]]) == len(n) + k:
+                    out = trace(inst.program, ext, inst.first_line)
+                    assert out.count(header) == len(n) + k + 1
+    assert loops >= 30 and used > loops // 2
 
 
 def test_datasets_are_seeded_and_programs_unique():

@@ -3,7 +3,10 @@
 :func:`build` takes a shape from ``plan.py`` (which fixes the line count and the number of
 trace steps) and fills it with statements of the grammar, executing each top-level line as it
 is written so that every ``if`` goes the way the shape says and no ``pop`` meets an empty list.
-Every variable is used in the body; the inputs are drawn with the program. The result is a
+Every variable is used in the body; the inputs are drawn with the program. A list loop of the
+shape (``("drain", m, n)``) consumes an input list that no earlier line touched (``while lst !=
+[]:``, ``x = lst.pop()``, then ``m`` statements that prefer to read ``x``); it never pops
+inside its body nor appends to its own list, so it runs once per element. The result is a
 :class:`~rasplab.tasks.ptg.program.Instance` traced by the fast tracer.
 
 >>> import numpy as np
@@ -89,24 +92,27 @@ class _Builder:
     def _plan_variables(self, v: int, list_length: int) -> None:
         d, shape = self.d, self.shape
         loops = sum(1 for it in shape if it[0] == "loop")
+        drains = sum(1 for it in shape if it[0] == "drain")
         ifs = sum(1 for it in shape if it[0] == "if")
         top = sum(1 for it in shape if it[0] == "simple")
         in_if = sum(it[1] for it in shape if it[0] == "if")
-        in_loop = sum(it[1] for it in shape if it[0] == "loop")
-        need_int = 1 if ifs else 0
-        pairs = min(loops, len(P.COUNTER_NAMES), max(0, (v - 1 - need_int) // 2))
+        in_loop = sum(it[1] for it in shape if it[0] in ("loop", "drain"))
+        need_int = 1 if ifs or drains else 0
+        need_list = max(1, drains)  # each list loop consumes its own input list
+        min_params = need_list + need_int
+        pairs = min(loops, len(P.COUNTER_NAMES), max(0, (v - min_params) // 2))
         if loops and not pairs:
             raise GenerationFailed("too few variables for the loops")
         rest = v - 2 * pairs
         creatable = top + in_loop
         capacity = top + in_if + in_loop + ifs
         lo = max(0, rest - int(PARAMS_PER_LINE * capacity))
-        hi = min(rest - 1 - need_int, creatable)
+        hi = min(rest - min_params, creatable)
         if lo > hi:
             raise GenerationFailed("variables do not fit the lines")
         n_local = d.randint(lo, hi) if hi > lo else lo
         n_param = rest - n_local
-        n_list = 1 + sum(1 for _ in range(n_param - 1 - need_int) if d.chance(0.25))
+        n_list = need_list + sum(1 for _ in range(n_param - min_params) if d.chance(0.25))
         n_int = n_param - n_list
         n_list += max(0, n_int - len(P.INT_NAMES))
         n_int = n_param - n_list
@@ -127,6 +133,13 @@ class _Builder:
             self.inputs.append((name, list(self.env[name])))
         self.params = tuple(n for n, _ in self.inputs)
         self.pairs = [(P.COUNTER_NAMES[i], self._fresh(BOOL)) for i in range(pairs)]
+        # input lists kept untouched (unreadable, unwritable) until their list loop drains them
+        self.reserved = [n for n, v in self.inputs if type(v) is list][:drains]
+        for name in self.reserved:
+            self.defined[LIST].remove(name)
+            self.writable[LIST].remove(name)
+            del self.pending[name]
+        self.focus: str | None = None
         room = {k: len(v) for k, v in self.free.items()}
         has_int = n_int > 0 or pairs > 0
         kinds = []
@@ -166,6 +179,8 @@ class _Builder:
                 self._top(self._statement("top"))
             elif item[0] == "if":
                 self._if(item[1], item[2])
+            elif item[0] == "drain":
+                self._drain(item[1], item[2])
             else:
                 self._loop(self.pairs[loop_no % len(self.pairs)], item[1], item[2])
                 loop_no += 1
@@ -208,6 +223,32 @@ class _Builder:
             for line in body:
                 execute(line, self.env)
 
+    def _drain(self, m: int, n: int) -> None:
+        """A list loop: pop the next reserved input list (``n`` elements) until it is empty."""
+        lst = self.reserved.pop(0)
+        if len(self.env[lst]) != n:
+            raise GenerationFailed("the list to drain does not have the planned length")
+        if self.to_create and self.to_create[-1] == INT and self.d.chance(0.5):
+            x = self._fresh(self.to_create.pop())
+            self.defined[INT].append(x)
+            self.writable[INT].append(x)
+        else:
+            x = self._pick(INT, writable=True)
+            if x is None:
+                raise GenerationFailed("no integer to pop into")
+        self._used(x)
+        self.lines.append((P.WHILEL, 1, None, lst, None))
+        self.focus = x
+        body = [(P.POPTO, 2, x, lst, None)]
+        body += [self._statement("drain", depth=2) for _ in range(m)]
+        self.focus = None
+        self.lines.extend(body)
+        for _ in range(n):
+            for line in body:
+                execute(line, self.env)
+        self.defined[LIST].append(lst)
+        self.writable[LIST].append(lst)
+
     # -- statements ---------------------------------------------------------------------
     def _urgency(self) -> float:
         return min(1.0, 1.5 * len(self.pending) / max(self.capacity, 1))
@@ -218,6 +259,9 @@ class _Builder:
             due = [n for n, k in self.pending.items() if k == kind and n not in exclude]
             if due:
                 return self.d.choice(due)
+        focus = self.focus
+        if kind == INT and focus is not None and focus not in exclude and self.d.chance(0.4):
+            return focus
         pool = self.writable[kind] if writable else self.defined[kind]
         if exclude:
             pool = [n for n in pool if n not in exclude]
@@ -234,7 +278,7 @@ class _Builder:
     def _statement(self, ctx: str, depth: int = 1) -> tuple:
         """One simple statement for context ``top``, ``loop``, ``if`` (taken) or ``skip``."""
         self.capacity -= 1
-        can_create = ctx in ("top", "loop")
+        can_create = ctx in ("top", "loop", "drain")
         if can_create:
             self.creatable -= 1
         if self.to_create and can_create:
@@ -366,9 +410,12 @@ class _Builder:
         return (P.INC if d.chance(0.5) else P.DEC, depth, a, a, None)
 
     def _can_pop(self, ctx: str, lst: str) -> bool:
-        """Whether popping ``lst`` here never meets an empty list."""
+        """Whether popping ``lst`` here never meets an empty list (never inside a list loop,
+        whose iteration count follows the input size)."""
         if ctx == "skip":
             return True
+        if ctx == "drain":
+            return False
         if ctx != "loop":
             return len(self.env[lst]) > 0
         ops = self.loop_ops.get(lst, []) + [-1]

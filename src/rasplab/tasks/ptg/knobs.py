@@ -5,7 +5,7 @@ Bin(lo=1, hi=12)
 >>> Knobs(lines="5-12", steps="172-300")
 Traceback (most recent call last):
 ...
-rasplab.errors.RasplabError: knobs lines=5-12 and steps=172-300 are impossible: with iterations=1-12 and block=1-6, programs of 5-12 lines have 2-100 trace steps; widen lines, iterations or block, or lower steps
+rasplab.errors.RasplabError: knobs lines=5-12 and steps=172-300 are impossible: with iterations=1-12, block=1-6 and list_length=5-10, programs of 5-12 lines have 2-104 trace steps; widen lines, iterations, block or list_length, or lower steps
 >>> Knobs(lines="5-8", steps="5-10", variables="30-40")
 Traceback (most recent call last):
 ...
@@ -85,31 +85,35 @@ class Knobs:
             )
 
     def _check_steps(self) -> None:
-        table = self.reach(self.variables.hi)
         lo, hi = None, None
-        for n in range(self.lines.lo, self.lines.hi + 1):
-            span = table.step_range(n)
-            if span is None:
-                continue
-            lo = span[0] if lo is None else min(lo, span[0])
-            hi = span[1] if hi is None else max(hi, span[1])
-            if any(table.feasible(n, s) for s in range(self.steps.lo, self.steps.hi + 1)):
-                return
+        for length in self.list_length.lengths():
+            table = self.reach(self.variables.hi, length)
+            for n in range(self.lines.lo, self.lines.hi + 1):
+                span = table.step_range(n)
+                if span is None:
+                    continue
+                lo = span[0] if lo is None else min(lo, span[0])
+                hi = span[1] if hi is None else max(hi, span[1])
+                if any(table.feasible(n, s) for s in range(self.steps.lo, self.steps.hi + 1)):
+                    return
         have = f"{lo}-{hi}" if lo is not None else "no"
         raise RasplabError(
             f"knobs lines={self.lines} and steps={self.steps} are impossible: with "
-            f"iterations={self.iterations} and block={self.block}, programs of {self.lines} "
-            f"lines have {have} trace steps; widen lines, iterations or block, or lower steps"
+            f"iterations={self.iterations}, block={self.block} and list_length="
+            f"{self.list_length}, programs of {self.lines} lines have {have} trace steps; "
+            "widen lines, iterations, block or list_length, or lower steps"
             + (" (loops need variables >= 3)" if self.variables.hi < 3 else "")
         )
 
-    def reach(self, variables: int):
-        """The shape table for programs with ``variables`` variables (ifs need 2, loops 3)."""
+    def reach(self, variables: int, list_length: int):
+        """The shape table for programs with ``variables`` variables (ifs need 2, loops 3)
+        and input lists of ``list_length`` elements (list loops run once per element)."""
         return reach(
             (self.block.lo, self.block.hi),
             (self.iterations.lo, self.iterations.hi),
             variables >= 2,
             variables >= 3,
+            list_length,
         )
 
     def replace(self, **changes) -> Knobs:

@@ -2,22 +2,35 @@
 
 A shape is the sequence of top-level items of a function body (the ``def`` and ``return``
 lines aside): a simple statement (1 line, 1 step), an ``if`` block with ``k`` body lines
-(``k + 1`` lines; 1 step if not taken, ``k + 1`` if taken) or a ``while`` block with ``m`` body
-statements run ``n`` times (counter and condition set before it, both updated at the end of the
-body: ``m + 5`` lines, ``3 + n (m + 3)`` steps). Loops have constant bounds and blocks do not
-nest, so a shape fixes the number of trace steps exactly.
+(``k + 1`` lines; 1 step if not taken, ``k + 1`` if taken), a counter ``while`` block with
+``m`` body statements run ``n`` times (counter and condition set before it, both updated at
+the end of the body: ``m + 5`` lines, ``3 + n (m + 3)`` steps) or a *list* ``while`` block
+that consumes an input list of ``n`` elements::
+
+    while lst_b != []:
+        x = lst_b.pop()
+        ... m statements ...
+
+(``m + 2`` lines, ``1 + n (m + 2)`` steps, ``n`` the input list length, so the trace grows
+linearly with the input size as in seed 000 §2 and L0-Bench). Counter loops have constant
+bounds, list loops run once per element of an untouched input list and blocks do not nest, so
+a shape and the list length fix the number of trace steps exactly.
 
 The *natural* shape distribution writes items one after another: a simple statement with
-probability 0.55, an ``if`` block 0.2 (size uniform, taken or not with probability 1/2), a
-``while`` block 0.25 (body size and iteration count uniform). A split asks for programs whose
-lines lie in one range and trace steps in another; :meth:`Reach.draw` gives exactly what
+probability 0.4, an ``if`` block 0.15 (size uniform, taken or not with probability 1/2), a
+counter ``while`` block 0.1 (body size and iteration count uniform) and a list ``while`` block
+0.35 (body size uniform; list loops are that frequent so that most programs that can afford
+one have one). A split asks for programs whose lines lie in one range and trace steps in
+another; :meth:`Reach.draw` gives exactly what
 rejection sampling would (lines uniform, then a natural shape of that many lines, kept only
 if its steps fall in range) without rejecting anything, from tables of the probability mass
 of every (lines, steps) pair. Bit sets of the reachable pairs give exact feasibility.
 
->>> r = Reach(block=(1, 3), iterations=(1, 4))
+>>> r = Reach(block=(1, 3), iterations=(1, 4), list_length=3)
 >>> r.feasible(lines=8, steps=8), r.feasible(lines=5, steps=8)
 (True, False)
+>>> item_lines(("drain", 2, 3)), item_steps(("drain", 2, 3))
+(4, 13)
 >>> import numpy as np
 >>> from rasplab.bins import Bin
 >>> from rasplab.tasks.ptg.draws import Draws
@@ -37,7 +50,7 @@ from rasplab.tasks.ptg.draws import Draws
 
 SIMPLE = ("simple",)
 #: probability of each item kind in the natural shape distribution
-WEIGHTS = {"simple": 0.55, "if": 0.2, "loop": 0.25}
+WEIGHTS = {"simple": 0.4, "if": 0.15, "loop": 0.1, "drain": 0.35}
 
 
 def item_lines(item: tuple) -> int:
@@ -46,6 +59,8 @@ def item_lines(item: tuple) -> int:
         return 1
     if item[0] == "if":
         return item[1] + 1
+    if item[0] == "drain":
+        return item[1] + 2
     return item[1] + 5
 
 
@@ -55,6 +70,8 @@ def item_steps(item: tuple) -> int:
         return 1
     if item[0] == "if":
         return 1 + item[1] if item[2] else 1
+    if item[0] == "drain":
+        return 1 + item[2] * (item[1] + 2)
     return 3 + item[2] * (item[1] + 3)
 
 
@@ -68,17 +85,23 @@ class Reach:
         allow_if: bool = True,
         allow_loop: bool = True,
         max_lines: int = 64,
+        list_length: int = 0,
     ) -> None:
         self.block, self.iterations = block, iterations
         self.allow_if, self.allow_loop = allow_if, allow_loop
         self.ms = list(range(block[0], block[1] + 1))
         self.ns = list(range(iterations[0], iterations[1] + 1))
         self.ifs = [("if", k, t) for k in self.ms for t in (False, True)] if allow_if else []
-        kinds = {"simple": 1.0, "if": float(allow_if), "loop": float(allow_loop)}
-        total = sum(WEIGHTS[k] * kinds[k] for k in kinds)
+        # list loops need a non-empty input list, an integer to pop into and (for the
+        # generator's variable plan) as many variables as a counter loop
+        drain = allow_loop and list_length > 0
+        self.drains = [("drain", m, list_length) for m in self.ms] if drain else []
+        kinds = {"simple": 1, "if": allow_if, "loop": allow_loop, "drain": drain}
+        total = sum(WEIGHTS[k] * float(kinds[k]) for k in kinds)
         self.p_simple = WEIGHTS["simple"] / total
         self.p_if = WEIGHTS["if"] / total / max(len(self.ifs), 1)
         self.p_loop = WEIGHTS["loop"] / total / (len(self.ms) * len(self.ns))
+        self.p_drain = WEIGHTS["drain"] / total / len(self.ms)
         self.bits = [1]  # bits[b]: bit s set when b body lines can make s body steps
         self.max_lines = 0
         self._cache: dict = {}
@@ -92,7 +115,7 @@ class Reach:
         bits = [1]
         for b in range(1, rows):
             acc = bits[b - 1] << 1
-            for it in self.ifs:
+            for it in self.ifs + self.drains:
                 if b >= item_lines(it):
                     acc |= bits[b - item_lines(it)] << item_steps(it)
             if self.allow_loop:
@@ -109,6 +132,7 @@ class Reach:
         """Probability mass of every (body lines, body steps) pair, split by the first item."""
         mass = np.zeros((rows, width))
         by_if = np.zeros((rows, width))
+        by_drain = np.zeros((rows, width))
         by_m = np.zeros((len(self.ms), rows, width))
         mass[0, 0] = 1.0
         for b in range(1, rows):
@@ -118,6 +142,10 @@ class Reach:
                 r, s = b - item_lines(it), item_steps(it)
                 if r >= 0:
                     by_if[b, s:] += self.p_if * mass[r, : width - s]
+            for it in self.drains:
+                r, s = b - item_lines(it), item_steps(it)
+                if r >= 0 and s < width:
+                    by_drain[b, s:] += self.p_drain * mass[r, : width - s]
             if self.allow_loop:
                 for i, m in enumerate(self.ms):
                     if b >= m + 5:
@@ -125,10 +153,11 @@ class Reach:
                             s = 3 + n * (m + 3)
                             if s < width:
                                 by_m[i, b, s:] += self.p_loop * mass[b - m - 5, : width - s]
-            mass[b] = row + by_if[b] + by_m[:, b].sum(0)
+            mass[b] = row + by_if[b] + by_drain[b] + by_m[:, b].sum(0)
         self.mass = mass
         self.mass_rows = mass.tolist()
         self.if_rows = by_if.tolist()
+        self.drain_rows = by_drain.tolist()
         self.m_rows = [x.tolist() for x in by_m]
         self.loop_rows = by_m.sum(0).tolist()
         self.row_total = mass.sum(1)
@@ -183,12 +212,14 @@ class Reach:
         while b > 0:
             row = mass[b - 1]
             ws = self.p_simple * row[s - 1] if 1 <= s <= len(row) else 0.0
-            wi, wl = self.if_rows[b][s], self.loop_rows[b][s]
-            u = draws.random() * (ws + wi + wl)
+            wi, wl, wd = self.if_rows[b][s], self.loop_rows[b][s], self.drain_rows[b][s]
+            u = draws.random() * (ws + wi + wl + wd)
             if u < ws:
                 item = SIMPLE
             elif u < ws + wi:
-                item = self._pick_if(draws, b, s)
+                item = self._pick_block(draws, self.ifs, b, s)
+            elif u < ws + wi + wd:
+                item = self._pick_block(draws, self.drains, b, s)
             else:
                 item = self._pick_loop(draws, b, s)
             shape.append(item)
@@ -196,8 +227,8 @@ class Reach:
             s -= item_steps(item)
         return shape
 
-    def _pick_if(self, draws: Draws, b: int, s: int) -> tuple:
-        cands = [it for it in self.ifs if item_lines(it) <= b and item_steps(it) <= s]
+    def _pick_block(self, draws: Draws, items: list, b: int, s: int) -> tuple:
+        cands = [it for it in items if item_lines(it) <= b and item_steps(it) <= s]
         w = [self.mass_rows[b - item_lines(it)][s - item_steps(it)] for it in cands]
         return cands[_pick(draws, np.cumsum(w).tolist())]
 
@@ -217,9 +248,13 @@ def _pick(draws: Draws, cumulative: list[float]) -> int:
     return len(cumulative) - 1
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def reach(
-    block: tuple[int, int], iterations: tuple[int, int], allow_if: bool, allow_loop: bool
+    block: tuple[int, int],
+    iterations: tuple[int, int],
+    allow_if: bool,
+    allow_loop: bool,
+    list_length: int = 0,
 ) -> Reach:
     """A shared :class:`Reach` table for these settings."""
-    return Reach(block, iterations, allow_if, allow_loop)
+    return Reach(block, iterations, allow_if, allow_loop, list_length=list_length)

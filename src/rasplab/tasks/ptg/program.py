@@ -11,7 +11,8 @@ SET        ``t = 3``                   APPEND     ``t.append(a)``
 COPY       ``t = a``                   APPENDK    ``t.append(3)``
 INC / DEC  ``t = a + 1`` / ``a - 1``   POP        ``t.pop()``
 EQ / NE    ``t = a == b`` / ``!=``     NEW        ``t = []``
-EQK / NEK  ``t = a == 3`` / ``!= 3``   IFV        ``if a:``
+EQK / NEK  ``t = a == 3`` / ``!= 3``   POPTO      ``t = a.pop()``
+WHILEL     ``while a != []:``          IFV        ``if a:``
 IFEQ/IFNE  ``if a == b:`` / ``!=``     IFEQK/NEK  ``if a == 3:`` / ``!= 3``
 WHILE      ``while a:``                RETURN     ``return``
 =========  ==========================  =========  ===========================
@@ -32,11 +33,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-(SET, COPY, INC, DEC, EQ, NE, EQK, NEK, APPEND, APPENDK, POP, NEW) = range(12)
-(IFV, IFEQ, IFNE, IFEQK, IFNEK, WHILE, RETURN) = range(12, 19)
-HEADERS = frozenset((IFV, IFEQ, IFNE, IFEQK, IFNEK, WHILE))
-#: ops whose line updates a variable (the trace shows ``line,target:value``)
-UPDATES = frozenset(range(12))
+(SET, COPY, INC, DEC, POPTO, EQ, NE, EQK, NEK, APPEND, APPENDK, POP, NEW) = range(13)
+(IFV, IFEQ, IFNE, IFEQK, IFNEK, WHILE, WHILEL, RETURN) = range(13, 21)
+HEADERS = frozenset((IFV, IFEQ, IFNE, IFEQK, IFNEK, WHILE, WHILEL))
+LOOPS = frozenset((WHILE, WHILEL))
+#: ops whose line updates a variable (the trace shows ``line,target:value``; for ``t = a.pop()``
+#: that is ``t``, the popped value, as Python's assignment names it)
+UPDATES = frozenset(range(13))
 FUNCTION = "f"
 INDENT = "    "
 #: variable name pools (one vocabulary token each): integers, lists, booleans, loop counters
@@ -67,6 +70,7 @@ _SOURCES = {
     COPY: "{t} = {a}",
     INC: "{t} = {a} + 1",
     DEC: "{t} = {a} - 1",
+    POPTO: "{t} = {a}.pop()",
     EQ: "{t} = {a} == {b}",
     EQK: "{t} = {a} == {b}",
     NE: "{t} = {a} != {b}",
@@ -81,6 +85,7 @@ _SOURCES = {
     IFNE: "if {a} != {b}:",
     IFNEK: "if {a} != {b}:",
     WHILE: "while {a}:",
+    WHILEL: "while {a} != []:",
     RETURN: "return",
 }
 
@@ -159,7 +164,7 @@ class Program:
                 if end == i + 1:
                     raise ValueError(f"line {i + 2}: empty block")
                 jump[i] = end
-                if op == WHILE:
+                if op in LOOPS:
                     nxt[end - 1] = i
                 i = end
             else:

@@ -152,11 +152,11 @@ def sample(
     k = knobs
     for _ in range(MAX_ATTEMPTS):
         n_vars = draws.randint(k.variables.lo, k.variables.hi)
-        picked = k.reach(n_vars).draw(draws, k.lines, steps)
+        n_list = draws.randint(k.list_length.lo, k.list_length.hi)
+        picked = k.reach(n_vars, n_list).draw(draws, k.lines, steps)
         if picked is None:
             continue
         n_lines, n_steps, shape = picked
-        n_list = draws.randint(k.list_length.lo, k.list_length.hi)
         try:
             program, inputs = build_program(
                 draws, shape, n_vars, n_list, (k.values.lo, k.values.hi)

@@ -214,7 +214,9 @@ def _clip(split: S.Split, bin: Bin | None) -> Bin | None:
 def _feasible_steps(split: S.Split) -> set[int]:
     """Every trace-step count some program of ``split`` has."""
     k = split.knobs
-    table = k.reach(k.variables.hi)
+    tables = [k.reach(k.variables.hi, n) for n in k.list_length.lengths()]
     return {
-        n for n in k.steps.lengths() if any(table.feasible(lines, n) for lines in k.lines.lengths())
+        n
+        for n in k.steps.lengths()
+        if any(t.feasible(lines, n) for t in tables for lines in k.lines.lengths())
     }

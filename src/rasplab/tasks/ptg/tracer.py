@@ -32,10 +32,12 @@ from rasplab.tasks.ptg.program import (
     NEK,
     NEW,
     POP,
+    POPTO,
     RETURN,
     SET,
     UPDATES,
     WHILE,
+    WHILEL,
     Line,
     Program,
     Value,
@@ -67,13 +69,20 @@ def trace(program: Program, inputs, first_line: int = 1) -> list[str]:
     pc = 0
     for _ in range(MAX_STEPS):
         op, t, a, b, nxt, jump = code[pc]
-        if op <= DEC:
+        if op <= POPTO:
             if op == INC:
                 v = env[a] + 1
             elif op == DEC:
                 v = env[a] - 1
             elif op == SET:
                 v = a
+            elif op == POPTO:
+                text = env[a]
+                if text == "[]":
+                    raise IndexError(f"line {first_line + 1 + pc}: pop from empty list")
+                cut = text.rfind(",")
+                v = int(text[max(cut, 0) + 1 : -1])
+                env[a] = "[]" if cut < 0 else text[:cut] + "]"
             else:
                 v = env[a]
             env[t] = v
@@ -110,6 +119,8 @@ def trace(program: Program, inputs, first_line: int = 1) -> list[str]:
                 return out
             if op == WHILE or op == IFV:
                 ok = env[a]
+            elif op == WHILEL:
+                ok = env[a] != "[]"
             elif op == IFEQ:
                 ok = env[a] == env[b]
             elif op == IFNE:
@@ -143,6 +154,8 @@ def execute(line: Line, env: dict[str, Value]) -> bool:
         env[t] = env[a] + 1
     elif op == DEC:
         env[t] = env[a] - 1
+    elif op == POPTO:
+        env[t] = env[a].pop()
     elif op == EQ:
         env[t] = env[a] == env[b]
     elif op == NE:
@@ -161,6 +174,8 @@ def execute(line: Line, env: dict[str, Value]) -> bool:
         env[t] = []
     elif op == IFV or op == WHILE:
         return bool(env[a])
+    elif op == WHILEL:
+        return env[a] != []
     elif op == IFEQ:
         return env[a] == env[b]
     elif op == IFNE:
