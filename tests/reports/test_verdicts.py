@@ -36,6 +36,10 @@ def test_a_failure_to_learn_is_never_called_a_failure_to_generalize():
     assert verdict(_group(2, 3, {"1-50": 1.0, "51-100": 0.0})).word == "fails"  # 2 of 3 is 60%+
 
 
+def test_a_setting_without_finished_seeds_is_not_run():
+    assert verdict(_group(0, 0, {})).word == "not run"
+
+
 def test_verdict_table_has_a_row_per_setting():
     rows = verdict_markdown([_group(5, 5, {"1-50": 1.0, "51-100": 1.0})] * 2)
     assert sum(line.startswith("| copy_unique | nope |") for line in rows) == 2

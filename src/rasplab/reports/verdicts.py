@@ -10,7 +10,8 @@ the fitted seeds' mean accuracy on the longer bins:
 * ``generalizes``: at least ``good`` (90%) on every longer bin;
 * ``partly``: at least ``good`` on the first longer bin only;
 * ``fails``: below ``good`` on the first longer bin;
-* ``not fitted``: too few fitted seeds — no verdict on generalization.
+* ``not fitted``: too few fitted seeds — no verdict on generalization;
+* ``not run``: no finished seeds.
 
 The first (shortest) bin is taken as the in-distribution one, the others as longer ones.
 The thresholds are rasplab's reading of Figure 1's green/red split, not the paper's numbers.
@@ -51,7 +52,9 @@ def verdict(group: GroupSummary, good: float = GOOD, min_fitted: int | None = No
     """The :class:`Verdict` of one (task, setting) summary (see the module docstring)."""
     finished, fitted = len(group.seeds), len(group.fitted_seeds)
     need = min_fitted if min_fitted is not None else max(1, math.ceil(FITTED_SHARE * finished))
-    if not finished or fitted < need:
+    if not finished:
+        return Verdict("not run", 0, 0, "no finished seeds yet")
+    if fitted < need:
         reason = f"{fitted}/{finished} seeds fitted the training lengths (needs {need})"
         return Verdict("not fitted", fitted, finished, reason)
     longer = [b for b in group.bins if is_bin(b)][1:]
