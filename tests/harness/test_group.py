@@ -121,8 +121,10 @@ def test_incompatible_runs_are_split_never_mixed(tiny):
 def test_sweep_with_batch_runs_stores_what_separate_runs_store(tiny, tmp_path):
     sweep = {
         "name": "grouped",
-        "base": {**tiny, "train": {**tiny["train"], "steps": 9}},
+        "base": {**tiny, "train": {**tiny["train"], "steps": 9, "device": "auto"}},
         "grid": {"task": ["toy_majority", "toy_copy", "toy_next_set"], "seed": [0, 1]},
+        # a run that cannot stack trains alone in the same sweep
+        "overrides": [{"match": {"task": "toy_next_set", "seed": 1}, "set": {"model.pe": "rope"}}],
     }
     grouped = run_sweep(sweep, tmp_path / "g.sqlite", workers=1, progress=False, batch_runs=4)
     separate = run_sweep(sweep, tmp_path / "s.sqlite", workers=1, progress=False)

@@ -59,10 +59,16 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     True
     """
     from rasplab.harness.encoding import Encoder
-    from rasplab.harness.setup import build_task, max_positions, run_bins, run_splits
+    from rasplab.harness.setup import (
+        build_task,
+        max_positions,
+        resolve_device,
+        run_bins,
+        run_splits,
+    )
 
     cfg = config.train
-    if not stackable(config.model) or cfg.pack_tokens or cfg.device != "cpu":
+    if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
         return None
     task = build_task(config)
     if task.target_kind == "regression":
@@ -77,7 +83,8 @@ def group_key(config: ExperimentConfig) -> tuple | None:
 
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
     """Split runs into groups of at most ``batch_runs`` that share a :func:`group_key`, in
-    the order they come; a run with no key (or ``batch_runs`` 1) is a group of its own.
+    the order they come; a run with no key (or ``batch_runs`` 1) is a group of its own
+    (and trains alone, as without groups).
 
     >>> from rasplab.harness.config import experiment_from_dict
     >>> runs = [experiment_from_dict({"task": t, "seed": s, "model": {"pe": pe}})

@@ -171,7 +171,9 @@ def run_sweep(
         if batch_runs > 1:
             from rasplab.harness.group import plan_groups
 
-            jobs = [[(e, str(root / e.hash())) for e in g] for g in plan_groups(todo, batch_runs)]
+            groups = plan_groups(todo, batch_runs)
+            jobs = [[(e, str(root / e.hash())) for e in g] for g in groups]
+            jobs = [job if len(job) > 1 else job[0] for job in jobs]  # one run: trains alone
         else:
             jobs = [(e, str(root / e.hash())) for e in todo]
         n = workers or default_workers(len(jobs))
