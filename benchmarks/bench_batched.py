@@ -15,6 +15,12 @@ separates them).
 
 Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
 "cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., ...}``.
+
+``--fixed`` instead times a fixed amount of work per model size, without early stopping:
+``--batch-runs`` seeds of tomita4 with APE (200 steps of batch 32, one evaluation at the
+end) trained as one group, against 2 of them trained one after another; it prints the CPU
+seconds per run of each side and their ratio for widths 16 (1 layer, 1 head), 32 and 64
+(2 layers, 2 heads).
 """
 
 from __future__ import annotations
@@ -63,6 +69,46 @@ def timed(sweep: dict, db: Path, batch_runs: int) -> float:
     return time.process_time() - start
 
 
+def fixed_work(batch_runs: int, steps: int = 200) -> dict:
+    """CPU seconds per run, grouped vs one at a time, for three model sizes (no early stop)."""
+    from rasplab.harness.config import experiment_from_dict
+    from rasplab.harness.group import train_group
+    from rasplab.harness.train import train
+
+    out = {}
+    for width, layers, heads in ((16, 1, 1), (32, 2, 2), (64, 2, 2)):
+        configs = [
+            experiment_from_dict(
+                {
+                    "task": "tomita4",
+                    "seed": seed,
+                    "model": {"pe": "ape", "layers": layers, "heads": heads, "width": width},
+                    "train": {
+                        "steps": steps,
+                        "batch_size": 32,
+                        "lr": 3e-3,
+                        "eval_every": steps,
+                        "early_stop": False,
+                    },
+                    "eval": {"size": 200, "batch_size": 200},
+                }
+            )  # fmt: skip
+            for seed in range(batch_runs)
+        ]
+        start = time.process_time()
+        train_group(configs)
+        grouped = (time.process_time() - start) / len(configs)
+        start = time.process_time()
+        for config in configs[:2]:
+            train(config)
+        alone = (time.process_time() - start) / 2
+        out[f"width {width}, {layers} layers"] = {
+            "cpu_s_per_run": {"batched": round(grouped, 2), "separate": round(alone, 2)},
+            "ratio": round(alone / grouped, 2),
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "fig1_cpu_scale.yaml"))
@@ -70,8 +116,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=250)
     parser.add_argument("--batch-runs", type=int, default=15)
+    parser.add_argument("--fixed", action="store_true", help="fixed work per model size")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.fixed:
+        result = {"fixed_work": fixed_work(args.batch_runs), "batch_runs": args.batch_runs}
+        print(json.dumps(result | {"load_average": os.getloadavg()[0]}))
+        return
     sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
     with tempfile.TemporaryDirectory(prefix="bench_batched_") as tmp:
         dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
