@@ -126,12 +126,15 @@ class _Member:
         P = setup.positions if setup.offsets else None
         return setup.encoder.train_batch(rng, setup.train_bin, cfg.batch_size, P, 0)
 
+    def _metrics(self) -> dict:
+        """Metrics of the run's model (weights copied in) on its test sets, as train() has them."""
+        ev, setup = self.config.eval, self.setup
+        return evaluate(setup.model, setup.encoder, self.test_sets, ev.decoding, ev.tolerance, True)
+
     def evaluate(self) -> bool:
         """Evaluate, record the curve point; True when the run should stop early."""
-        ev, state, setup = self.config.eval, self.state, self.setup
-        metrics = evaluate(
-            setup.model, setup.encoder, self.test_sets, ev.decoding, ev.tolerance, True
-        )
+        state, setup = self.state, self.setup
+        metrics = self._metrics()
         state["metrics"] = _metrics_json(metrics)
         state["curves"].append(
             {
@@ -156,10 +159,8 @@ class _Member:
     def finish(self) -> RunResult:
         """Close the run: final metrics, ``model.safetensors``, its result."""
         state = self.state
-        if state["metrics"] is None:
-            state["metrics"] = _metrics_json(
-                evaluate(self.setup.model, self.setup.encoder, self.test_sets)
-            )
+        if state["metrics"] is None:  # zero steps left but no evaluation yet
+            state["metrics"] = _metrics_json(self._metrics())
         state["done"] = True
         state.pop("pending_losses", None)
         state["wall_time"] = time.perf_counter() - self.joined
