@@ -122,6 +122,9 @@ def register(app: typer.Typer) -> None:
         out: str = typer.Option(None, "--out", help="report folder (default: next to the db)"),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar"),
         only: list[str] = _ONLY,
+        batch_runs: int = typer.Option(
+            1, "--batch-runs", help="train up to K compatible runs as one stacked group"
+        ),
     ) -> None:
         """Run a grid of runs (resumable: finished runs are never repeated), then report."""
         from rasplab.harness import run_sweep
@@ -135,6 +138,7 @@ def register(app: typer.Typer) -> None:
             address=address,
             progress=progress,
             only=parse_only(only),
+            batch_runs=batch_runs,
         )
         report = build_report(
             db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid_ids(config)

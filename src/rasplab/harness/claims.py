@@ -161,16 +161,36 @@ class ClaimQueue:
         return bool(self.pending)
 
     def take(self):
-        """The next job ``(experiment, run_dir)`` claimed by this process, or None."""
+        """The next job claimed by this process, or None: ``(experiment, run_dir)``, or for a
+        group (a list of those) the members this process claimed; members held elsewhere go
+        back to the queue as jobs of their own."""
         for job in list(self.pending):
-            outcome = claim(self.store, job[0].hash(), self.owner, self.ttl, self.since)
+            if isinstance(job, list):
+                self.pending.remove(job)
+                mine = []
+                for member in job:
+                    outcome = self._claim(member)
+                    if outcome == "claimed":
+                        mine.append(member)
+                    elif outcome == "held":
+                        self.pending.append(member)
+                if mine:
+                    return mine if len(mine) > 1 else mine[0]
+                continue
+            outcome = self._claim(job)
             if outcome == "held":
                 continue
             self.pending.remove(job)
             if outcome == "claimed":
                 return job
-            self.finished_elsewhere += 1
         return None
+
+    def _claim(self, job) -> str:
+        """Claim one ``(experiment, run_dir)``: "claimed", "held" or "finished" (counted)."""
+        outcome = claim(self.store, job[0].hash(), self.owner, self.ttl, self.since)
+        if outcome not in ("claimed", "held"):
+            self.finished_elsewhere += 1
+        return outcome
 
     def wait(self) -> None:
         """Pause before looking again at runs held by other processes."""

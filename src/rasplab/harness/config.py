@@ -53,6 +53,10 @@ class TrainConfig:
     packed row is plain causal attention over the whole row (cross-example attention is not
     masked); the loss stays on each example's scored positions. Evaluation is unchanged.
 
+    ``pe_penalty`` and ``weight_penalty`` (default 0: off) add seed 003's regularizer to the
+    loss: the positional attention-product term (8) of its Definition 5 and the mean squared
+    weights of its Appendix G.2 (:mod:`rasplab.harness.regularizer`).
+
     >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
     4096
     >>> TrainConfig(pack_tokens=-1)
@@ -78,6 +82,8 @@ class TrainConfig:
     bin: str | None = None
     device: str = "cpu"
     pack_tokens: int = 0
+    pe_penalty: float = 0.0
+    weight_penalty: float = 0.0
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
@@ -90,6 +96,8 @@ class TrainConfig:
             "checkpoint_every",
             "min_lr_ratio",
             "pack_tokens",
+            "pe_penalty",
+            "weight_penalty",
         ):
             _check_positive("train", name, getattr(self, name), allow_zero=True)
         for name in ("beta1", "beta2"):
@@ -212,7 +220,12 @@ class ExperimentConfig:
 
 #: keys added after results were stored, each with its unset value: a key is left out of the
 #: hash while it holds that value, so that the run ids of configs not using it stay what they were
-_LATER_KEYS = {("eval", "splits"): None, ("train", "pack_tokens"): 0}
+_LATER_KEYS = {
+    ("eval", "splits"): None,
+    ("train", "pack_tokens"): 0,
+    ("train", "pe_penalty"): 0.0,
+    ("train", "weight_penalty"): 0.0,
+}
 
 
 def _hashed(data: dict) -> dict:

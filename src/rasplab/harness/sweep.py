@@ -2,7 +2,9 @@
 
 :func:`run_sweep` validates every run before anything is written, registers the runs in the
 results store, then executes those not yet ``done`` with a backend: ``local`` (worker processes,
-or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). Only this process writes
+or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). With ``batch_runs``
+K > 1 (local backend) compatible runs train K at a time as one stacked group in one process
+(:func:`~rasplab.harness.group.train_group`), each with its own result and run folder. Only this process writes
 to the store; a result is written in one transaction when its run finishes. Killed at any
 moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
 and those resume from their last checkpoint in the run folder. Each run is claimed in the store
@@ -75,6 +77,16 @@ def validate_runs(experiments: list[ExperimentConfig]) -> None:
         check_encodable(config, Encoder(task))
 
 
+def _execute_group(config_datas: list, run_dirs: list) -> list:
+    """Worker entry point: train runs as one stacked group; return their result data."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
+    configs = [experiment_from_dict(d) for d in config_datas]
+    return [asdict(r) for r in train_group(configs, run_dirs, resume=True)]
+
+
 def _execute(config_data: dict, run_dir: str) -> dict:
     """Worker entry point: train one run (resuming from ``run_dir``); return its result data."""
     from dataclasses import asdict
@@ -116,9 +128,11 @@ def run_sweep(
     address: str | None = None,
     progress: bool = True,
     only: dict | None = None,
+    batch_runs: int = 1,
 ) -> SweepSummary:
     """Run every not-yet-finished run of a sweep and store the results in ``db``;
-    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks)."""
+    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks);
+    ``batch_runs`` caps how many compatible runs train together as one stacked group."""
     if isinstance(config, (str, Path)):
         config = load_sweep(config)
     elif isinstance(config, dict):
@@ -129,6 +143,15 @@ def run_sweep(
         raise unknown_name("backend", backend, BACKENDS)
     if workers is not None and workers < 1:
         raise RasplabError(f"--workers must be at least 1; got {workers}")
+    if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
+    if batch_runs > 1 and backend != "local":
+        raise RasplabError("--batch-runs above 1 needs the local backend")
+    if config.select:
+        from rasplab.harness.select import run_selection
+
+        options = dict(workers=workers, backend=backend, address=address, progress=progress)
+        return run_selection(config, db, **options, batch_runs=batch_runs)
     ray = _import_ray() if backend == "ray" else None
     if progress:  # a large grid takes a while to expand: say at once how large it is
         points = math.prod(len(values) for values in config.grid.values())
@@ -153,8 +176,17 @@ def run_sweep(
             run_ids=[e.hash() for e in experiments],
         )
         bar = _SweepBar(config.name, len(experiments), summary.skipped) if progress else None
-        jobs = ClaimQueue(store, [(e, str(root / e.hash())) for e in todo], owner_id())
-        n = workers or default_workers(len(todo))
+        if batch_runs > 1:
+            from rasplab.harness.group import plan_groups
+
+            planned = [
+                [(e, str(root / e.hash())) for e in g] for g in plan_groups(todo, batch_runs)
+            ]
+            job_list = [job if len(job) > 1 else job[0] for job in planned]  # one run: alone
+        else:
+            job_list = [(e, str(root / e.hash())) for e in todo]
+        jobs = ClaimQueue(store, job_list, owner_id())
+        n = workers or default_workers(len(job_list))
         try:
             with Heartbeat(db, jobs.owner):
                 _run_backend(ray, address, jobs, n, workers, store, summary, bar)
@@ -203,6 +235,9 @@ def _run_inline(jobs, store, summary, bar) -> None:
         if job is None:
             jobs.wait()
             continue
+        if isinstance(job, list):
+            _run_group_inline(job, store, summary, bar)
+            continue
         exp, run_dir = job
         try:
             data = _execute(exp.to_dict(), run_dir)
@@ -210,6 +245,27 @@ def _run_inline(jobs, store, summary, bar) -> None:
             _record(store, summary, bar, exp, error=_describe(err))
             continue
         _record(store, summary, bar, exp, data=data)
+
+
+def _run_group_inline(group: list, store, summary, bar) -> None:
+    """Run one group of runs (a list of (config, run folder)) in this process, storing each
+    result as soon as its run finishes."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
+    stored: set = set()
+
+    def finished(i: int, result) -> None:
+        _record(store, summary, bar, group[i][0], data=asdict(result))
+        stored.add(i)
+
+    try:
+        train_group([e for e, _ in group], [d for _, d in group], True, finished)
+    except Exception as err:  # the runs still training are recorded as failed
+        for i, (exp, _) in enumerate(group):
+            if i not in stored:
+                _record(store, summary, bar, exp, error=_describe(err))
 
 
 def _run_pool(jobs, workers: int, store, summary, bar) -> None:
@@ -226,21 +282,29 @@ def _run_pool(jobs, workers: int, store, summary, bar) -> None:
                     job = pending.take()
                     if job is None:
                         break
-                    exp, run_dir = job
-                    running[pool.submit(_execute, exp.to_dict(), run_dir)] = exp
+                    if isinstance(job, list):
+                        datas = [e.to_dict() for e, _ in job]
+                        future = pool.submit(_execute_group, datas, [d for _, d in job])
+                    else:
+                        future = pool.submit(_execute, job[0].to_dict(), job[1])
+                    running[future] = job
                 if not running:
                     pending.wait()
                     continue
                 timeout = POLL if pending else None  # look again at runs held elsewhere
                 done, _ = cf.wait(running, timeout=timeout, return_when=cf.FIRST_COMPLETED)
                 for future in done:
-                    exp = running.pop(future)
+                    job = running.pop(future)
+                    group = job if isinstance(job, list) else [job]
                     try:
                         data = future.result()
                     except Exception as err:
-                        _record(store, summary, bar, exp, error=_describe(err))
+                        for exp, _ in group:
+                            _record(store, summary, bar, exp, error=_describe(err))
                         continue
-                    _record(store, summary, bar, exp, data=data)
+                    datas = data if isinstance(job, list) else [data]
+                    for (exp, _), one in zip(group, datas):
+                        _record(store, summary, bar, exp, data=one)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -26,6 +26,7 @@ from rasplab.harness.config import ExperimentConfig, TrainConfig, save_config
 from rasplab.harness.encoding import encoded_test_set
 from rasplab.harness.evaluate import evaluate
 from rasplab.harness.progress import start_progress
+from rasplab.harness.regularizer import penalties
 from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of the harness)
     CHECKPOINT,
     FINAL,
@@ -110,6 +111,15 @@ def _loss(outputs: torch.Tensor, batch) -> torch.Tensor:
     return F.cross_entropy(outputs[batch.scored], batch.targets[batch.scored])
 
 
+def _penalty(model: torch.nn.Module, cfg: TrainConfig) -> torch.Tensor | float:
+    """Seed 003's regularizer terms weighted as ``cfg`` says (0.0 when both are off)."""
+    if not (cfg.pe_penalty or cfg.weight_penalty):
+        return 0.0
+    params = {n: p[None] for n, p in model.named_parameters()}
+    weights = (torch.tensor([cfg.pe_penalty]), torch.tensor([cfg.weight_penalty]))
+    return penalties(params, model.config, *weights)[0]
+
+
 def _metrics_json(metrics) -> dict:
     """Metrics per bin and split as plain data: {"bins": {...}, "counts": {...}, "mse": ...}."""
     mse = (
@@ -131,9 +141,16 @@ def train(
     progress: bool = False,
 ) -> RunResult:
     """Train and evaluate one run; with ``run_dir``, checkpoint there and resume from it."""
-    from rasplab.harness.store import code_version
-
     torch.set_num_threads(1)
+    setup, optimizer, state, run_path = start_run(config, run_dir, resume)
+    if not state["done"]:
+        state = _loop(config, setup, optimizer, state, run_path, progress)
+    return finish_result(config, setup, state, run_path)
+
+
+def start_run(config: ExperimentConfig, run_dir: str | Path | None, resume: bool = True):
+    """Set up a run, its optimizer and its trainer state, restored from ``run_dir`` when it
+    holds a checkpoint; returns ``(setup, optimizer, state, run_path)``."""
     setup = prepare_run(config)
     model, cfg = setup.model, config.train
     optimizer = _optimizer(model, cfg)
@@ -154,9 +171,13 @@ def train(
     if run_path is not None:
         save_config(config, run_path / "config.yaml")
         write_config_json(model, run_path)  # the run opens with Transformer.from_pretrained
+    return setup, optimizer, state, run_path
 
-    if not state["done"]:
-        state = _loop(config, setup, optimizer, state, run_path, progress)
+
+def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path | None) -> RunResult:
+    """The :class:`RunResult` of a finished run's state (written to ``result.json`` too)."""
+    from rasplab.harness.store import code_version
+
     metrics = state["metrics"]
     result = RunResult(
         run_id=config.hash(),
@@ -189,25 +210,8 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
     cfg = config.train
     model, encoder, P, id_bins = setup.model, setup.encoder, setup.positions, setup.id_bins
     started = time.perf_counter() - state["wall_time"]
-    eval_seed = config.seed if config.eval.seed is None else config.eval.seed
     ev = config.eval
-    test_sets = {
-        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
-        for b in setup.test_bins
-    }
-    for name in setup.test_splits:
-        split_set = encoded_test_set(
-            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
-        )
-        # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
-        same = (s for s in test_sets.values() if _same_set(s, split_set))
-        test_sets[name] = next(same, split_set)
-    longest = max(b.input_ids.shape[1] for batches, _ in test_sets.values() for b in batches)
-    if longest > P:
-        raise ValueError(
-            f"task {config.task!r}: a test sequence has {longest} tokens but "
-            f"max_tokens() allows {P}"
-        )
+    test_sets = run_test_sets(config, setup)
     bar = _ProgressBar(config, cfg.steps, state["step"]) if progress else None
 
     def run_eval():
@@ -227,7 +231,7 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
             group["lr"] = cfg.lr * lr_factor(step, cfg)
         torch.manual_seed(torch_generator(config.seed, "harness", "dropout", step).initial_seed())
         outputs = model(batch.input_ids, batch.pad_mask, batch.offsets)  # [B, T, C]
-        loss = _loss(outputs, batch)
+        loss = _loss(outputs, batch) + _penalty(model, cfg)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip > 0:
@@ -269,6 +273,31 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         save_checkpoint(run_path / FINAL, model, None, state)
         (run_path / CHECKPOINT).unlink(missing_ok=True)
     return state
+
+
+def run_test_sets(config: ExperimentConfig, setup) -> dict:
+    """A run's fixed test sets: name (bin or split) → (batches, count); checks they fit P."""
+    ev = config.eval
+    eval_seed = config.seed if ev.seed is None else ev.seed
+    encoder, P = setup.encoder, setup.positions
+    test_sets = {
+        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
+        for b in setup.test_bins
+    }
+    for name in setup.test_splits:
+        split_set = encoded_test_set(
+            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
+        )
+        # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
+        same = (s for s in test_sets.values() if _same_set(s, split_set))
+        test_sets[name] = next(same, split_set)
+    longest = max(b.input_ids.shape[1] for batches, _ in test_sets.values() for b in batches)
+    if longest > P:
+        raise ValueError(
+            f"task {config.task!r}: a test sequence has {longest} tokens but "
+            f"max_tokens() allows {P}"
+        )
+    return test_sets
 
 
 def _same_set(a, b) -> bool:
