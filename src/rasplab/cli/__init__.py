@@ -28,10 +28,19 @@ def _register_commands() -> None:
     from rasplab.cli import compile as compile_cmds
     from rasplab.cli import crasp as crasp_cmds
     from rasplab.cli import data as data_cmds
+    from rasplab.cli import learned as learned_cmds
     from rasplab.cli import programs as program_cmds
     from rasplab.cli import train as train_cmds
 
-    for module in (program_cmds, analysis_cmds, compile_cmds, data_cmds, train_cmds, crasp_cmds):
+    for module in (
+        program_cmds,
+        analysis_cmds,
+        compile_cmds,
+        data_cmds,
+        train_cmds,
+        crasp_cmds,
+        learned_cmds,
+    ):
         module.register(app)
 
 

@@ -96,6 +96,7 @@ def learn(
         "train_seconds": round(trained.seconds, 2),
         "seconds": round(time.perf_counter() - start, 2),
         "program_lines": source.count("\n"),
+        "example": list(example) if example is not None else None,
     }
     if out is not None:
         from rasplab.learned.rundir import save_run
