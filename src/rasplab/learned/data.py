@@ -19,12 +19,14 @@ from rasplab.tasks.base import Example
 
 IGNORE = -100
 """The target id of an unscored position."""
+UNKNOWN = -1
+"""The target id of a label outside the model's classes (longer inputs: scored, never right)."""
 
 
 @dataclass(frozen=True)
 class Batch:
     """ids [B, T] (0 = ``<pad>``), mask [B, T] (real positions), targets [B, T] (class ids,
-    ``IGNORE`` where unscored)."""
+    ``IGNORE`` where unscored, ``UNKNOWN`` for a label the model has no class for)."""
 
     ids: torch.Tensor
     mask: torch.Tensor
@@ -54,6 +56,6 @@ def encode(examples: Sequence[Example], vocab: Sequence[str], classes: Sequence[
                 raise RasplabError(f"token {tok!r} is not in the vocabulary {list(vocab)}")
             ids[b, i] = token_id[tok]
             if y is not None:
-                targets[b, i] = class_id[y]
+                targets[b, i] = class_id.get(y, UNKNOWN)
         mask[b, : len(ex.tokens)] = True
     return Batch(ids, mask, targets)
