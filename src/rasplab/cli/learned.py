@@ -42,9 +42,9 @@ def parse_args(args: list[str]) -> dict:
 
 def _verify_run(path: str, as_json: bool) -> None:
     from rasplab.learned.decompile import decompile, load_program
-    from rasplab.learned.learn import build
+    from rasplab.learned.learn import build, equivalence_checks
     from rasplab.learned.rundir import load_run
-    from rasplab.learned.verify import ProgramMismatch, all_inputs, random_inputs, verify
+    from rasplab.learned.verify import ProgramMismatch, verify
 
     config, model, source, result = load_run(path)
     task, _ = build(config)
@@ -52,13 +52,8 @@ def _verify_run(path: str, as_json: bool) -> None:
     if decompile(model, task, example) != source:
         raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
     run = load_program(source)["run"]
-    checks = {
-        "test set": task.dataset("test", n=config.test_n, seed=config.seed),
-        f"all inputs up to length {config.verify_length}": all_inputs(task, config.verify_length),
-        "random inputs": random_inputs(
-            task, config.random_checks, 2 * task.max_length, config.seed
-        ),
-    }
+    test = task.dataset("test", n=config.test_n, seed=config.seed)
+    checks = equivalence_checks(config, task, test)
     checked = verify(run, model, checks)
     record = {"run": path, "agreement": 1.0, "positions_checked": checked}
     print(
@@ -95,7 +90,7 @@ def register(app: typer.Typer) -> None:
             config = config_from_dict(parse_args(args or []))
             if out is None:
                 raise RasplabError("give --out DIR for the run directory")
-            result, _ = learn(config, out=out, log=None if quiet else _say)
+            result = learn(config, out=out, log=None if quiet else _say).result
         except ProgramMismatch as err:
             _say(f"rasplab: check failed: {err}")
             raise typer.Exit(1) from err

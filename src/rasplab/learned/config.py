@@ -33,6 +33,8 @@ NON_NEGATIVE = (
     "val_n",
     "test_n",
     "random_checks",
+    "test_beyond",
+    "test_per_length",
 )
 
 
@@ -44,7 +46,8 @@ class LearnConfig:
     count, whichever is larger); Adam at ``lr`` for ``epochs`` over ``train_n`` examples with
     the Gumbel temperature annealed geometrically from ``tau_start`` to ``tau_end``;
     verification exhaustive up to ``verify_length`` symbols plus ``random_checks`` random
-    inputs up to twice the training length."""
+    inputs up to twice the training length; with ``test_beyond`` > 0, accuracy at each of
+    that many lengths past the training length (``test_per_length`` examples each)."""
 
     task: str
     task_options: dict = field(default_factory=dict)
@@ -65,6 +68,8 @@ class LearnConfig:
     test_n: int = 2000
     verify_length: int = 4
     random_checks: int = 500
+    test_beyond: int = 0
+    test_per_length: int = 200
 
     def __post_init__(self) -> None:
         for name in POSITIVE:
@@ -103,7 +108,7 @@ def config_from_dict(data: dict) -> LearnConfig:
     >>> config_from_dict({"task": "rasp_sort", "layer": 2})
     Traceback (most recent call last):
     ...
-    rasplab.errors.RasplabError: unknown learn key 'layer'; choose one of: batch_size, cat_heads, count_heads, epochs, layers, lr, mlps, random_checks, reads, seed, task, task_options, tau_end, tau_start, test_n, train_n, val_n, verify_length, width
+    rasplab.errors.RasplabError: unknown learn key 'layer'; choose one of: batch_size, cat_heads, count_heads, epochs, layers, lr, mlps, random_checks, reads, seed, task, task_options, tau_end, tau_start, test_beyond, test_n, test_per_length, train_n, val_n, verify_length, width
     """
     known = {f.name for f in dataclasses.fields(LearnConfig)}
     for key in data:

@@ -180,8 +180,14 @@ def _table_text(comp: Component, names, out_names) -> list[str]:
     return lines
 
 
-def render(ex: Extracted, task_name: str, description: str, example: tuple | None = None) -> str:
-    """Step 4: the module's source text."""
+def render(
+    ex: Extracted,
+    task_name: str,
+    description: str,
+    unscored: tuple[str, ...],
+    example: tuple | None = None,
+) -> str:
+    """Step 4: the module's source text (``None`` at the ``unscored`` tokens)."""
     names = value_names(ex)
     var = ex.names
     body, tables = [], []
@@ -202,7 +208,6 @@ def render(ex: Extracted, task_name: str, description: str, example: tuple | Non
     tables += [f"# output: lookup({', '.join(var[r] for r in ex.readout.reads)}) -> class"]
     tables += _table_text(ex.readout, names, classes)
     first, second = (var[r] for r in ex.readout.reads)
-    unscored = tuple(t for t in ex.vocab if t.startswith("<") and t != "<pad>")
     worked = ""
     if example is not None:
         worked = f"\n\nExample::\n\n    run({list(example[0])!r})\n    == {list(example[1])!r}\n"
@@ -245,12 +250,28 @@ def load_program(source: str) -> dict:
     return namespace
 
 
+def unscored_tokens(task) -> tuple[str, ...]:
+    """The special tokens whose positions the task never scores (``<bos>``; ``<eos>``
+    unless it carries a label, as the units digit of an addition does).
+
+    >>> from rasplab.tasks import get_task
+    >>> unscored_tokens(get_task("rasp_sort")), unscored_tokens(get_task("rasp_addition"))
+    (('<bos>', '<eos>'), ('<bos>',))
+    """
+    ex = task.example(next(iter(task.inputs(task.max_length))))
+    eos_scored = any(t == "<eos>" and y is not None for t, y in zip(ex.tokens, ex.targets))
+    return tuple(
+        t for t in ("<bos>", "<eos>") if t in task.vocab and not (t == "<eos>" and eos_scored)
+    )
+
+
 def decompile(model: DiscreteTransformer, task, example: tuple[str, ...] | None = None) -> str:
     """The readable program of ``model`` trained on ``task`` (steps 1-4); with ``example``
     tokens, the docstring shows what the program outputs for them."""
     ex = extract(model)
-    source = render(ex, task.name, task.description)
+    unscored = unscored_tokens(task)
+    source = render(ex, task.name, task.description, unscored)
     if example is None:
         return source
     output = load_program(source)["run"](list(example))
-    return render(ex, task.name, task.description, (example, output))
+    return render(ex, task.name, task.description, unscored, (example, output))

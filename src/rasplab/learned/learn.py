@@ -10,15 +10,17 @@
 6. verify program == model on the test set, every input up to ``verify_length`` symbols
    and ``random_checks`` random inputs up to twice the training length;
 7. score the program against the task's labels (separately from the model);
-8. write the run directory (only when every check passed).
+8. with ``test_beyond`` > 0, score model and program at each length past the training
+   length (and check they still agree there);
+9. write the run directory (only when every check passed).
 
 >>> from rasplab.learned.config import LearnConfig
 >>> cfg = LearnConfig(task="rasp_hist", cat_heads=0, count_heads=1, mlps=0, epochs=2,
 ...                   train_n=300, val_n=50, test_n=50, verify_length=2, random_checks=20)
->>> result, source = learn(cfg)
->>> result["agreement"]
+>>> done = learn(cfg)
+>>> done.result["agreement"]
 1.0
->>> "def run(tokens" in source
+>>> "def run(tokens" in done.source
 True
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rasplab.errors import RasplabError
@@ -33,9 +36,19 @@ from rasplab.learned.config import LearnConfig
 from rasplab.learned.data import encode
 from rasplab.learned.decompile import decompile, load_program
 from rasplab.learned.model import DiscreteTransformer, Shape
-from rasplab.learned.train import accuracy, predict, train
-from rasplab.learned.verify import all_inputs, program_accuracy, random_inputs, verify
+from rasplab.learned.train import accuracy, predict, sequence_accuracy, train
+from rasplab.learned.verify import all_inputs, compare, program_accuracy, random_inputs, verify
 from rasplab.tasks import get_task, task_names
+
+
+@dataclass
+class LearnedRun:
+    """What :func:`learn` returns: the result record, the program source, the model, the task."""
+
+    result: dict
+    source: str
+    model: DiscreteTransformer
+    task: object
 
 
 def build(config: LearnConfig):
@@ -62,8 +75,8 @@ def build(config: LearnConfig):
 
 def learn(
     config: LearnConfig, out: str | Path | None = None, log: Callable[[str], None] | None = None
-) -> tuple[dict, str]:
-    """Run steps 1-8; return the result record and the program's source."""
+) -> LearnedRun:
+    """Run steps 1-9."""
     start = time.perf_counter()
     task, model = build(config)
     splits = {
@@ -73,21 +86,17 @@ def learn(
     batches = {name: encode(ex, task.vocab, task.classes) for name, ex in splits.items()}
     trained = train(model, batches["train"], batches["val"], config, log)
     model = trained.model
-    test_accuracy = accuracy(predict(model, batches["test"]), batches["test"])
+    test_pred = predict(model, batches["test"])
+    test_accuracy = accuracy(test_pred, batches["test"])
     example = splits["test"][0].tokens if splits["test"] else None
     source = decompile(model, task, example)
     run = load_program(source)["run"]
-    checks = {
-        "test set": splits["test"],
-        f"all inputs up to length {config.verify_length}": all_inputs(task, config.verify_length),
-        "random inputs": random_inputs(
-            task, config.random_checks, 2 * task.max_length, config.seed
-        ),
-    }
+    checks = equivalence_checks(config, task, splits["test"])
     checked = verify(run, model, checks)
     result = {
         "task": config.task,
         "test_accuracy": test_accuracy,
+        "test_sequence_accuracy": sequence_accuracy(test_pred, batches["test"]),
         "program_accuracy": program_accuracy(run, splits["test"]),
         "agreement": 1.0,
         "positions_checked": checked,
@@ -98,8 +107,64 @@ def learn(
         "program_lines": source.count("\n"),
         "example": list(example) if example is not None else None,
     }
+    if config.test_beyond:
+        result["by_length"] = by_length(config, task, model, run)
     if out is not None:
         from rasplab.learned.rundir import save_run
 
         save_run(out, config, model, source, result)
-    return result, source
+    return LearnedRun(result, source, model, task)
+
+
+def equivalence_checks(config: LearnConfig, task, test: list) -> dict[str, list]:
+    """The inputs program and model are compared on (step 6): the test set, every input up
+    to ``verify_length`` symbols, and random inputs up to twice the training length (those
+    whose tokens the model can read: hint letters past the training length it cannot)."""
+    vocab = set(task.vocab)
+    longer = longer_task(config, task.max_length)
+    randoms = random_inputs(longer, config.random_checks, 2 * task.max_length, config.seed)
+    return {
+        "test set": test,
+        f"all inputs up to length {config.verify_length}": all_inputs(task, config.verify_length),
+        "random inputs": [ex for ex in randoms if vocab.issuperset(ex.tokens)],
+    }
+
+
+def longer_task(config: LearnConfig, extra: int):
+    """The run's task allowing ``extra`` more symbols (``max_len``, or ``max_digits`` for
+    addition), so it can label inputs past the training length."""
+    base = get_task(config.task, **config.task_options)
+    key = "max_digits" if hasattr(base, "_numeral") else "max_len"
+    bound = base.max_length if key == "max_digits" else base.max_len
+    return get_task(config.task, **{**config.task_options, key: bound + extra})
+
+
+def by_length(config: LearnConfig, task, model: DiscreteTransformer, run) -> dict:
+    """Model and program accuracy at each length 1 .. ``test_beyond`` past the training
+    length (``test_per_length`` test-split examples each, labelled by the same task with a
+    larger ``max_len``); a label the model has no class for counts as wrong."""
+    if getattr(task, "hints", False):
+        raise RasplabError(
+            f"{task.name} has no inputs past its training length that the model can read (new hint letters)"
+        )
+    out = {}
+    for extra in range(1, config.test_beyond + 1):
+        length = task.max_length + extra
+        longer = longer_task(config, extra)
+        examples = longer.dataset(
+            "test", bin=f"{length}-{length}", n=config.test_per_length, seed=config.seed
+        )
+        batch = encode(examples, task.vocab, task.classes)
+        agreement = compare(run, model, examples)
+        if agreement.first_divergence is not None:
+            from rasplab.learned.verify import ProgramMismatch
+
+            raise ProgramMismatch(
+                f"program != model at length {length}: {agreement.first_divergence}"
+            )
+        out[str(length)] = {
+            "model": accuracy(predict(model, batch), batch),
+            "program": program_accuracy(run, examples),
+            "examples": len(examples),
+        }
+    return out

@@ -109,7 +109,7 @@ def run_sweep(
         else:
             if log:
                 log(f"[{i}/{len(points)}] {name}")
-            result, _ = learn(config, out=run_dir)
+            result = learn(config, out=run_dir).result
         setting = {k: v for k, v in config.to_dict().items() if k != "seed"}
         rows.append({"run": name, "seed": config.seed, "setting": setting, **result})
     return rows

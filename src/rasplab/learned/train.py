@@ -60,6 +60,14 @@ def accuracy(pred: torch.Tensor, batch: Batch) -> float:
     return float(((pred == batch.targets) & scored).sum()) / total if total else 1.0
 
 
+def sequence_accuracy(pred: torch.Tensor, batch: Batch) -> float:
+    """Fraction of examples whose every scored position is right (whole answers: a sum is
+    right only when all its digits are; unscored filler never counts)."""
+    scored = batch.targets != IGNORE
+    wrong = ((pred != batch.targets) & scored).any(1)
+    return float((~wrong).float().mean()) if len(batch) else 1.0
+
+
 def train(
     model: DiscreteTransformer,
     data: Batch,

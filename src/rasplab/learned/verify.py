@@ -9,7 +9,6 @@ disagreement is a :class:`ProgramMismatch` naming the first input where they dif
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -80,21 +79,16 @@ def program_accuracy(run: Callable[[list[str]], list], examples: Iterable[Exampl
 
 
 def all_inputs(task, length: int) -> list[Example]:
-    """Every input of 1..``length`` symbols over the task's symbols, labelled by the task."""
-    return [
-        task.example(xs)
-        for n in range(1, length + 1)
-        for xs in itertools.product(task.symbols, repeat=n)
-    ]
+    """Every input of 1..``length`` symbols the task defines (``task.inputs``), labelled."""
+    return [task.example(xs) for n in range(1, length + 1) for xs in task.inputs(n)]
 
 
 def random_inputs(task, count: int, max_length: int, seed: int) -> list[Example]:
-    """``count`` inputs of uniform length 1..``max_length``, uniform symbols (seeded)."""
+    """``count`` inputs from the task's own sampler (any split), lengths uniform from 1 (2
+    for tasks whose inputs need two operands) to ``max_length`` (seeded)."""
     rng = generator(seed, "learned-verify", task.name)
-    lengths = rng.integers(1, max_length + 1, size=count)
-    return [
-        task.example([task.symbols[i] for i in rng.integers(0, task.k, size=n)]) for n in lengths
-    ]
+    lo = 2 if task.min_length >= 2 else 1
+    return task.candidates(rng, rng.integers(lo, max_length + 1, size=count).tolist())
 
 
 def verify(run, model: DiscreteTransformer, checks: dict[str, Sequence[Example]]) -> dict:
