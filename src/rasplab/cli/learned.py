@@ -6,8 +6,8 @@
   "program_accuracy", "agreement", "seconds", ...}``.
 * ``rasplab learn --verify DIR`` re-derives ``program.py`` from the saved weights, checks it
   is the file on disk, and re-runs every program == model check.
-* ``rasplab learn --sweep CONFIG --out DIR`` runs a grid (resumable) and prints one summary
-  row per setting.
+* ``rasplab learn --sweep CONFIG --out DIR [--plot PNG]`` runs a grid (resumable), prints
+  one summary row per setting and, with ``--plot``, draws accuracy by length past training.
 
 A disagreement between program and model exits 1; user errors exit 2.
 """
@@ -73,6 +73,7 @@ def register(app: typer.Typer) -> None:
         out: str = typer.Option(None, "--out", help="run directory (or sweep folder)"),
         sweep: str = typer.Option(None, "--sweep", help="YAML grid of runs (resumable)"),
         verify_dir: str = typer.Option(None, "--verify", help="re-check a saved run directory"),
+        plot: str = typer.Option(None, "--plot", help="with --sweep: accuracy-by-length PNG"),
         as_json: bool = typer.Option(False, "--json", help="JSON on stdout"),
         quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
     ) -> None:
@@ -84,7 +85,7 @@ def register(app: typer.Typer) -> None:
             if verify_dir is not None:
                 return _verify_run(verify_dir, as_json)
             if sweep is not None:
-                return _sweep(sweep, out, as_json, quiet)
+                return _sweep(sweep, out, as_json, quiet, plot)
             from rasplab.learned import config_from_dict, learn
 
             config = config_from_dict(parse_args(args or []))
@@ -107,7 +108,7 @@ def register(app: typer.Typer) -> None:
             )
 
 
-def _sweep(path: str, out: str | None, as_json: bool, quiet: bool) -> None:
+def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | None) -> None:
     from rasplab.errors import RasplabError
     from rasplab.learned.sweep import load_sweep, run_sweep, summarize
 
@@ -116,6 +117,10 @@ def _sweep(path: str, out: str | None, as_json: bool, quiet: bool) -> None:
     rows = run_sweep(load_sweep(path), out, log=None if quiet else _say)
     for row in summarize(rows):
         print(json.dumps(row) if as_json else _summary_line(row))
+    if plot is not None:
+        from rasplab.learned.plot import plot_by_length
+
+        _say(f"wrote {plot_by_length(rows, plot)}")
 
 
 def _summary_line(row: dict) -> str:

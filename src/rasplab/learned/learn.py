@@ -95,6 +95,7 @@ def learn(
     checked = verify(run, model, checks)
     result = {
         "task": config.task,
+        "trained_up_to": task.max_length,
         "test_accuracy": test_accuracy,
         "test_sequence_accuracy": sequence_accuracy(test_pred, batches["test"]),
         "program_accuracy": program_accuracy(run, splits["test"]),

@@ -57,9 +57,16 @@ class LearnSweep:
         for setting in settings:
             for seed in self.seeds:
                 data = {**self.base, **setting, "seed": seed}
-                name = ",".join(f"{k}={v}" for k, v in {**setting, "seed": seed}.items())
+                name = ",".join(f"{k}={_short(v)}" for k, v in {**setting, "seed": seed}.items())
                 out.append((name, config_from_dict(data)))
         return out
+
+
+def _short(value) -> str:
+    """A value as it appears in a run name (mappings flattened: ``max_len=11``)."""
+    if isinstance(value, dict):
+        return "+".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
 
 
 def sweep_from_dict(data: dict) -> LearnSweep:
