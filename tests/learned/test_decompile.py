@@ -27,7 +27,7 @@ def random_model(task, layers=2, cat=2, count=2, mlps=2, seed=0, width=None):
         count_heads=count,
         mlps=mlps,
     )
-    model = DiscreteTransformer(shape, seed=seed)
+    model = DiscreteTransformer(shape, seeds=(seed,))
     gen = torch.Generator().manual_seed(seed + 100)
     with torch.no_grad():
         for p in model.parameters():
@@ -95,12 +95,12 @@ def test_hard_categorical_head_follows_the_leftmost_match_rule():
     with torch.no_grad():  # query = tokens, key = tokens, value = positions
         for p, idx in ((head.query, 0), (head.key, 0), (head.value, 1)):
             p.zero_()
-            p[0, idx] = 1.0
-    pred = head.predicate[0] > 0
+            p[0, 0, idx] = 1.0
+    pred = head.predicate[0, 0] > 0
     ex = task.example("cabca")
     batch = encode([ex], task.vocab, task.classes)
     stream = model.stream(batch.ids, batch.mask, hard=True)
-    got = stream[0, :, 2, :].argmax(-1).tolist()
+    got = stream[0, 0, :, 2, :].argmax(-1).tolist()
     ids = batch.ids[0].tolist()
     want = reference_select(ids, ids, list(range(len(ids))), lambda q, k: bool(pred[q, k]))
     assert got == want
@@ -116,7 +116,7 @@ def test_dead_components_are_left_out_of_the_program():
     dropped = {c.name for c in ex.components} - {c.name for c in kept}
     assert all(f"{name} = " not in source for name in dropped)
     batch = encode(all_inputs(task, 2), task.vocab, task.classes)
-    assert predict(model, batch).shape == batch.ids.shape
+    assert predict(model, batch).shape == (1, *batch.ids.shape)
 
 
 def test_program_is_standalone_and_rejects_unknown_tokens():
@@ -129,3 +129,23 @@ def test_program_is_standalone_and_rejects_unknown_tokens():
     assert repr(out) in source  # the docstring's worked example is the program's own output
     with pytest.raises(ValueError, match="not in the vocabulary"):
         run(["<bos>", "z"])
+
+
+def test_a_seed_batch_holds_the_models_each_seed_builds_alone():
+    task = get_task("rasp_sort")
+    shape = random_model(task, seed=0).shape
+    batch = DiscreteTransformer(shape, seeds=(3, 5))
+    alone = DiscreteTransformer(shape, seeds=(5,))
+    one = batch.select(1)
+    assert all(
+        torch.equal(a, b) for a, b in zip(one.state_dict().values(), alone.state_dict().values())
+    )
+    with torch.no_grad():  # random weights, so the outputs differ per seed
+        for p in batch.parameters():
+            p.copy_(torch.randn(p.shape, generator=torch.Generator().manual_seed(9)))
+    data = encode(all_inputs(task, 3), task.vocab, task.classes)
+    both = predict(batch, data)
+    assert torch.equal(both[1], predict(batch.select(1), data)[0])
+    assert torch.equal(both[0], predict(batch.select(0), data)[0])
+    with pytest.raises(Exception, match="one seed at a time"):
+        extract(batch)

@@ -28,6 +28,7 @@ NON_NEGATIVE = (
     "count_heads",
     "mlps",
     "seed",
+    "data_seed",
     "width",
     "train_n",
     "val_n",
@@ -45,6 +46,7 @@ class LearnConfig:
     lookup-table MLPs; ``width`` values per variable (0: the task's vocabulary or position
     count, whichever is larger); Adam at ``lr`` for ``epochs`` over ``train_n`` examples with
     the Gumbel temperature annealed geometrically from ``tau_start`` to ``tau_end``;
+    ``seed`` draws the initial weights and the training noise, ``data_seed`` the datasets;
     verification exhaustive up to ``verify_length`` symbols plus ``random_checks`` random
     inputs up to twice the training length; with ``test_beyond`` > 0, accuracy at each of
     that many lengths past the training length (``test_per_length`` examples each)."""
@@ -63,6 +65,7 @@ class LearnConfig:
     tau_start: float = 3.0
     tau_end: float = 0.02
     seed: int = 0
+    data_seed: int = 0
     train_n: int = 16000
     val_n: int = 2000
     test_n: int = 2000
@@ -108,7 +111,7 @@ def config_from_dict(data: dict) -> LearnConfig:
     >>> config_from_dict({"task": "rasp_sort", "layer": 2})
     Traceback (most recent call last):
     ...
-    rasplab.errors.RasplabError: unknown learn key 'layer'; choose one of: batch_size, cat_heads, count_heads, epochs, layers, lr, mlps, random_checks, reads, seed, task, task_options, tau_end, tau_start, test_beyond, test_n, test_per_length, train_n, val_n, verify_length, width
+    rasplab.errors.RasplabError: unknown learn key 'layer'; choose one of: batch_size, cat_heads, count_heads, data_seed, epochs, layers, lr, mlps, random_checks, reads, seed, task, task_options, tau_end, tau_start, test_beyond, test_n, test_per_length, train_n, val_n, verify_length, width
     """
     known = {f.name for f in dataclasses.fields(LearnConfig)}
     for key in data:

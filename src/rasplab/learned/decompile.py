@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from rasplab.errors import RasplabError
 from rasplab.learned.model import DiscreteTransformer
 
 RUNTIME = '''
@@ -91,7 +92,10 @@ def _bools(t: torch.Tensor) -> tuple:
 
 @torch.no_grad()
 def extract(model: DiscreteTransformer) -> Extracted:
-    """Step 1: the hard choices of every component, in the order they write the stream."""
+    """Step 1: the hard choices of every component, in the order they write the stream
+    (of a one-seed model: see :meth:`DiscreteTransformer.select`)."""
+    if len(model.seeds) != 1:
+        raise RasplabError(f"decompile one seed at a time; this model holds {len(model.seeds)}")
     shape = model.shape
     names = ["tokens", "positions"]
     comps: list[Component] = []
@@ -102,24 +106,26 @@ def extract(model: DiscreteTransformer) -> Extracted:
         ):
             for h in range(count):
                 name = f"{kind}_{layer}_{h}"
-                reads = tuple(int(p[h].argmax()) for p in (heads.query, heads.key, heads.value))
-                members = tuple(bool(v) for v in (heads.members[h] > 0).tolist())
+                reads = tuple(int(p[0, h].argmax()) for p in (heads.query, heads.key, heads.value))
+                members = tuple(bool(v) for v in (heads.members[0, h] > 0).tolist())
                 comps.append(
                     Component(
                         kind,
                         name,
                         len(names),
                         reads,
-                        _bools(heads.predicate[h]),
+                        _bools(heads.predicate[0, h]),
                         members if kind == "count" else (),
                     )
                 )
                 names.append(name)
         for m in range(shape.mlps):
             name = f"mlp_{layer}_{m}"
-            reads = (int(mlp.first[m].argmax()), int(mlp.second[m].argmax()))
+            reads = (int(mlp.first[0, m].argmax()), int(mlp.second[0, m].argmax()))
             comps.append(
-                Component("lookup", name, len(names), reads, table=_ints(mlp.table[m].argmax(-1)))
+                Component(
+                    "lookup", name, len(names), reads, table=_ints(mlp.table[0, m].argmax(-1))
+                )
             )
             names.append(name)
     ro = model.readout
@@ -127,8 +133,8 @@ def extract(model: DiscreteTransformer) -> Extracted:
         "lookup",
         "output",
         -1,
-        (int(ro.first[0].argmax()), int(ro.second[0].argmax())),
-        table=_ints(ro.table[0].argmax(-1)),
+        (int(ro.first[0, 0].argmax()), int(ro.second[0, 0].argmax())),
+        table=_ints(ro.table[0, 0].argmax(-1)),
     )
     return Extracted(shape.vocab, shape.classes, shape.width, tuple(names), tuple(comps), readout)
 

@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,8 +52,9 @@ class LearnedRun:
     task: object
 
 
-def build(config: LearnConfig):
-    """The task and an untrained model for ``config`` (step 1)."""
+def build(config: LearnConfig, seeds: tuple[int, ...] | None = None):
+    """The task and an untrained model for ``config`` (step 1), one per seed of ``seeds``
+    (default: the config's seed)."""
     if not config.task.startswith("rasp_") or config.task not in task_names():
         rasp = [n for n in task_names() if n.startswith("rasp_")]
         raise RasplabError(
@@ -70,51 +72,73 @@ def build(config: LearnConfig):
         count_heads=config.count_heads,
         mlps=config.mlps,
     )
-    return task, DiscreteTransformer(shape, seed=config.seed)
+    return task, DiscreteTransformer(shape, seeds or (config.seed,))
 
 
 def learn(
     config: LearnConfig, out: str | Path | None = None, log: Callable[[str], None] | None = None
 ) -> LearnedRun:
-    """Run steps 1-9."""
+    """Run steps 1-9 for one seed."""
+    return learn_seeds([config], [out], log)[0]
+
+
+def learn_seeds(
+    configs: list[LearnConfig],
+    outs: list[str | Path | None],
+    log: Callable[[str], None] | None = None,
+) -> list[LearnedRun]:
+    """Run steps 1-9 for configs that differ only in ``seed``, trained as one seed batch
+    (same data and batches; each seed its own initialisation and kept state)."""
+    first = configs[0]
+    if any(dataclasses.replace(c, seed=first.seed) != first for c in configs):
+        raise RasplabError("a seed batch needs configs that differ only in seed")
     start = time.perf_counter()
-    task, model = build(config)
+    task, model = build(first, seeds=tuple(c.seed for c in configs))
     splits = {
-        name: task.dataset(name, n=n, seed=config.seed)
-        for name, n in (("train", config.train_n), ("val", config.val_n), ("test", config.test_n))
+        name: task.dataset(name, n=n, seed=first.data_seed)
+        for name, n in (("train", first.train_n), ("val", first.val_n), ("test", first.test_n))
     }
     batches = {name: encode(ex, task.vocab, task.classes) for name, ex in splits.items()}
-    trained = train(model, batches["train"], batches["val"], config, log)
-    model = trained.model
-    test_pred = predict(model, batches["test"])
-    test_accuracy = accuracy(test_pred, batches["test"])
+    trained = train(model, batches["train"], batches["val"], first, log)
+    runs = []
+    for i, (config, out) in enumerate(zip(configs, outs)):
+        result, source, run_model = finish(config, task, trained, i, splits, batches)
+        result["seconds"] = round(time.perf_counter() - start, 2)
+        if out is not None:
+            from rasplab.learned.rundir import save_run
+
+            save_run(out, config, run_model, source, result)
+        runs.append(LearnedRun(result, source, run_model, task))
+    return runs
+
+
+def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: dict):
+    """Steps 4-8 for seed number ``i`` of a trained batch: (result, source, model)."""
+    model = trained.models[i]
+    test_pred = predict(model, batches["test"])[0]
     example = splits["test"][0].tokens if splits["test"] else None
     source = decompile(model, task, example)
     run = load_program(source)["run"]
-    checks = equivalence_checks(config, task, splits["test"])
-    checked = verify(run, model, checks)
+    checked = verify(run, model, equivalence_checks(config, task, splits["test"]))
     result = {
         "task": config.task,
+        "seed": config.seed,
         "trained_up_to": task.max_length,
-        "test_accuracy": test_accuracy,
+        "test_accuracy": accuracy(test_pred, batches["test"]),
         "test_sequence_accuracy": sequence_accuracy(test_pred, batches["test"]),
         "program_accuracy": program_accuracy(run, splits["test"]),
         "agreement": 1.0,
         "positions_checked": checked,
-        "val_accuracy": trained.val_accuracy,
-        "best_epoch": trained.best_epoch,
+        "val_accuracy": trained.val_accuracies[i],
+        "best_epoch": trained.best_epochs[i],
         "train_seconds": round(trained.seconds, 2),
-        "seconds": round(time.perf_counter() - start, 2),
+        "seeds_in_batch": len(trained.models),
         "program_lines": source.count("\n"),
         "example": list(example) if example is not None else None,
     }
     if config.test_beyond:
         result["by_length"] = by_length(config, task, model, run)
-    if out is not None:
-        from rasplab.learned.rundir import save_run
-
-        save_run(out, config, model, source, result)
-    return LearnedRun(result, source, model, task)
+    return result, source, model
 
 
 def equivalence_checks(config: LearnConfig, task, test: list) -> dict[str, list]:
@@ -123,7 +147,7 @@ def equivalence_checks(config: LearnConfig, task, test: list) -> dict[str, list]
     whose tokens the model can read: hint letters past the training length it cannot)."""
     vocab = set(task.vocab)
     longer = longer_task(config, task.max_length)
-    randoms = random_inputs(longer, config.random_checks, 2 * task.max_length, config.seed)
+    randoms = random_inputs(longer, config.random_checks, 2 * task.max_length, config.data_seed)
     return {
         "test set": test,
         f"all inputs up to length {config.verify_length}": all_inputs(task, config.verify_length),
@@ -153,7 +177,7 @@ def by_length(config: LearnConfig, task, model: DiscreteTransformer, run) -> dic
         length = task.max_length + extra
         longer = longer_task(config, extra)
         examples = longer.dataset(
-            "test", bin=f"{length}-{length}", n=config.test_per_length, seed=config.seed
+            "test", bin=f"{length}-{length}", n=config.test_per_length, seed=config.data_seed
         )
         batch = encode(examples, task.vocab, task.classes)
         agreement = compare(run, model, examples)
@@ -164,7 +188,7 @@ def by_length(config: LearnConfig, task, model: DiscreteTransformer, run) -> dic
                 f"program != model at length {length}: {agreement.first_divergence}"
             )
         out[str(length)] = {
-            "model": accuracy(predict(model, batch), batch),
+            "model": accuracy(predict(model, batch)[0], batch),
             "program": program_accuracy(run, examples),
             "examples": len(examples),
         }

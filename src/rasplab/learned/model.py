@@ -23,16 +23,21 @@ variables, tables are softmax rows, the leftmost-match rule is a softmax over
 the same module is the discretised model: argmax choices, predicates ``logit > 0``, exact
 leftmost match and exact counts -- the computation the decompiled program repeats.
 
-Shapes: B batch, T positions, N variables, C values, H heads, M MLPs, K classes.
+**Seed batching.** One module holds S independently initialised models (``seeds``), with a
+leading seed dimension on every parameter; they see the same batches and Adam updates each
+element on its own, so S seeds train in one pass. :meth:`DiscreteTransformer.select` cuts
+out one seed as a model of its own, identical to one built with that seed alone.
+
+Shapes: S seeds, B batch, T positions, N variables, C values, H heads, M MLPs, K classes.
 
 >>> import torch
 >>> net = DiscreteTransformer(Shape(vocab=("<pad>", "<bos>", "a", "b"), classes=("1", "2"),
-...     width=4, layers=1, cat_heads=1, count_heads=1, mlps=1), seed=0)
+...     width=4, layers=1, cat_heads=1, count_heads=1, mlps=1), seeds=(0, 1))
 >>> net.num_variables
 5
 >>> ids = torch.tensor([[1, 2, 3, 2]]); mask = torch.ones(1, 4, dtype=torch.bool)
 >>> tuple(net(ids, mask, tau=1.0, hard=True).shape)
-(1, 4, 2)
+(2, 1, 4, 2)
 """
 
 from __future__ import annotations
@@ -98,60 +103,69 @@ def relaxed_bool(logits: torch.Tensor, tau: float, hard: bool, gen) -> torch.Ten
 
 
 class Heads(nn.Module):
-    """``H`` heads of one kind reading among ``n`` variables of width ``C``."""
+    """``H`` heads of one kind reading among ``n`` variables of width ``C``, for each seed
+    (one generator per seed draws its initial values)."""
 
-    def __init__(self, kind: str, n: int, count: int, width: int, gen: torch.Generator):
+    def __init__(self, kind: str, n: int, count: int, width: int, gens: list[torch.Generator]):
         super().__init__()
         self.kind, self.width = kind, width
-        self.query = nn.Parameter(torch.zeros(count, n))
-        self.key = nn.Parameter(torch.zeros(count, n))
-        self.value = nn.Parameter(torch.zeros(count, n))
-        self.predicate = nn.Parameter(0.1 * torch.randn(count, width, width, generator=gen))
-        self.members = nn.Parameter(0.1 * torch.randn(count, width, generator=gen))
+        s = len(gens)
+        self.query = nn.Parameter(torch.zeros(s, count, n))
+        self.key = nn.Parameter(torch.zeros(s, count, n))
+        self.value = nn.Parameter(torch.zeros(s, count, n))
+        self.predicate = nn.Parameter(
+            torch.stack([0.1 * torch.randn(count, width, width, generator=g) for g in gens])
+        )
+        self.members = nn.Parameter(
+            torch.stack([0.1 * torch.randn(count, width, generator=g) for g in gens])
+        )
 
     def forward(self, x, mask, tau: float, hard: bool, gen) -> torch.Tensor:
-        """x [B, T, N, C], mask [B, T] (real positions) -> new variables [B, T, H, C]."""
-        read = lambda p: torch.einsum("btnc,hn->bhtc", x, choose(p, tau, hard, gen))  # noqa: E731
+        """x [S, B, T, N, C], mask [B, T] (real positions) -> new variables [S, B, T, H, C]."""
+        read = lambda p: torch.einsum("sbtnc,shn->sbhtc", x, choose(p, tau, hard, gen))  # noqa: E731
         q, k, v = read(self.query), read(self.key), read(self.value)
         pred = relaxed_bool(self.predicate, tau, hard, gen)
-        match = torch.einsum("bhic,hcd,bhjd->bhij", q, pred, k)  # [B, H, T, T]
-        keys = mask[:, None, None, :]
+        match = torch.einsum("sbhic,shcd,sbhjd->sbhij", q, pred, k)  # [S, B, H, T, T]
+        keys = mask[None, :, None, None, :]
         if self.kind == "count":
-            members = torch.einsum("bhjc,hc->bhj", v, relaxed_bool(self.members, tau, hard, gen))
+            members = torch.einsum("sbhjc,shc->sbhj", v, relaxed_bool(self.members, tau, hard, gen))
             keys = keys.clone()
             keys[..., 0] = False
-            counts = (match * members[:, :, None, :] * keys).sum(-1).clamp(max=self.width - 1)
+            counts = (match * members[..., None, :] * keys).sum(-1).clamp(max=self.width - 1)
             levels = torch.arange(self.width, dtype=x.dtype)
             if hard:
                 out = nn.functional.one_hot(counts.round().long(), self.width).to(x.dtype)
             else:
                 out = torch.relu(1 - (counts[..., None] - levels).abs())
         else:
-            t = x.shape[1]
+            t = x.shape[2]
             order = torch.arange(t, dtype=x.dtype) / (2 * t)
             score = (match - order).masked_fill(~keys, float("-inf"))
             if hard:
                 pick = score.argmax(-1)  # leftmost match, else position 0
-                out = torch.gather(v, 2, pick[..., None].expand(-1, -1, -1, self.width))
+                out = torch.gather(v, 3, pick[..., None].expand(-1, -1, -1, -1, self.width))
             else:
-                out = torch.einsum("bhij,bhjc->bhic", torch.softmax(score / tau, -1), v)
-        return out.permute(0, 2, 1, 3)
+                out = torch.einsum("sbhij,sbhjc->sbhic", torch.softmax(score / tau, -1), v)
+        return out.permute(0, 1, 3, 2, 4)
 
 
 class Lookups(nn.Module):
     """``M`` lookup tables, each reading two of ``n`` variables and writing one of ``out``
     values (``logits=True``: the readout, which returns the table's raw row as logits)."""
 
-    def __init__(self, n: int, count: int, width: int, out: int, gen: torch.Generator):
+    def __init__(self, n: int, count: int, width: int, out: int, gens: list[torch.Generator]):
         super().__init__()
-        self.first = nn.Parameter(torch.zeros(count, n))
-        self.second = nn.Parameter(torch.zeros(count, n))
-        self.table = nn.Parameter(torch.randn(count, width, width, out, generator=gen))
+        s = len(gens)
+        self.first = nn.Parameter(torch.zeros(s, count, n))
+        self.second = nn.Parameter(torch.zeros(s, count, n))
+        self.table = nn.Parameter(
+            torch.stack([torch.randn(count, width, width, out, generator=g) for g in gens])
+        )
 
     def forward(self, x, tau: float, hard: bool, gen, logits: bool = False) -> torch.Tensor:
-        """x [B, T, N, C] -> [B, T, M, out]."""
-        a = torch.einsum("btnc,mn->btmc", x, choose(self.first, tau, hard, gen))
-        b = torch.einsum("btnc,mn->btmc", x, choose(self.second, tau, hard, gen))
+        """x [S, B, T, N, C] -> [S, B, T, M, out]."""
+        a = torch.einsum("sbtnc,smn->sbtmc", x, choose(self.first, tau, hard, gen))
+        b = torch.einsum("sbtnc,smn->sbtmc", x, choose(self.second, tau, hard, gen))
         if logits:
             table = self.table
         elif hard:
@@ -159,16 +173,18 @@ class Lookups(nn.Module):
             table = table.to(x.dtype)
         else:
             table = torch.softmax(self.table / tau, -1)
-        return torch.einsum("btmc,btmd,mcde->btme", a, b, table)
+        return torch.einsum("sbtmc,sbtmd,smcde->sbtme", a, b, table)
 
 
 class DiscreteTransformer(nn.Module):
-    """The model; ``forward(ids, mask, tau, hard)`` gives class logits [B, T, K]."""
+    """S models (one per seed); ``forward(ids, mask, tau, hard)`` gives logits [S, B, T, K]."""
 
-    def __init__(self, shape: Shape, seed: int = 0):
+    def __init__(self, shape: Shape, seeds: tuple[int, ...] = (0,)):
         super().__init__()
-        self.shape = shape
-        gen = torch.Generator().manual_seed(seed)
+        if not seeds:
+            raise RasplabError("a DiscreteTransformer needs at least one seed")
+        self.shape, self.seeds = shape, tuple(seeds)
+        gen = [torch.Generator().manual_seed(s) for s in self.seeds]
         c = shape.width
         self.cat, self.count, self.mlp = nn.ModuleList(), nn.ModuleList(), nn.ModuleList()
         for layer in range(shape.layers):
@@ -183,25 +199,32 @@ class DiscreteTransformer(nn.Module):
         """Variables in the finished stream."""
         return self.shape.num_variables
 
+    def select(self, index: int) -> DiscreteTransformer:
+        """The model of seed number ``index`` on its own (S = 1)."""
+        one = DiscreteTransformer(self.shape, (self.seeds[index],))
+        one.load_state_dict({k: v[index : index + 1].clone() for k, v in self.state_dict().items()})
+        return one
+
     def stream(self, ids, mask, tau: float = 1.0, hard: bool = True, gen=None) -> torch.Tensor:
-        """The residual stream [B, T, N, C] for token ids [B, T] and mask [B, T]."""
+        """The residual stream [S, B, T, N, C] for token ids [B, T] and mask [B, T]."""
         c = self.shape.width
         t = ids.shape[1]
         pos = torch.arange(t).clamp(max=c - 1).expand_as(ids)
         onehot = lambda z: nn.functional.one_hot(z, c).float()  # noqa: E731
         x = torch.stack([onehot(ids), onehot(pos)], dim=2)
+        x = x.expand(len(self.seeds), *x.shape)
         for cat, count, mlp in zip(self.cat, self.count, self.mlp):
             parts = [x]
             if self.shape.cat_heads:
                 parts.append(cat(x, mask, tau, hard, gen))
             if self.shape.count_heads:
                 parts.append(count(x, mask, tau, hard, gen))
-            x = torch.cat(parts, dim=2)
+            x = torch.cat(parts, dim=3)
             if self.shape.mlps:
-                x = torch.cat([x, mlp(x, tau, hard, gen)], dim=2)
+                x = torch.cat([x, mlp(x, tau, hard, gen)], dim=3)
         return x
 
     def forward(self, ids, mask, tau: float = 1.0, hard: bool = False, gen=None):
-        """Class logits [B, T, K] (soft, Gumbel-relaxed; or the discretised model)."""
+        """Class logits [S, B, T, K] (soft, Gumbel-relaxed; or the discretised model)."""
         x = self.stream(ids, mask, tau, hard, gen)
-        return self.readout(x, tau, hard, gen, logits=True)[:, :, 0, :]
+        return self.readout(x, tau, hard, gen, logits=True)[..., 0, :]

@@ -1,5 +1,6 @@
 """A grid of learned-program runs, resumable: every point of ``grid`` x ``seeds`` is one run
-directory under the sweep's folder, skipped when its ``result.json`` exists; the summary
+directory under the sweep's folder, skipped when its ``result.json`` exists; the seeds of a
+setting still to run train together as one seed batch; the summary
 groups seeds of one setting and reports the paper's measure (test accuracy of the seed with
 the best validation accuracy) beside the mean and spread over all seeds.
 
@@ -102,24 +103,31 @@ def load_sweep(path: str | Path) -> LearnSweep:
 def run_sweep(
     sweep: LearnSweep, out: str | Path, log: Callable[[str], None] | None = None
 ) -> list[dict]:
-    """Run every point not yet done under ``out``; return all results (with ``run`` names)."""
-    from rasplab.learned.learn import learn
+    """Run every point not yet done under ``out``, the pending seeds of one setting as one
+    seed batch; return all results (with ``run`` names), in grid order."""
+    from rasplab.learned.learn import learn_seeds
 
     out = Path(out)
     points = sweep.points()
-    rows = []
-    for i, (name, config) in enumerate(points, 1):
-        run_dir = out / name
-        done = run_dir / "result.json"
-        if done.is_file():
-            result = json.loads(done.read_text())
-        else:
+    groups: dict[str, list[tuple[str, LearnConfig]]] = {}
+    for name, config in points:
+        groups.setdefault(_setting_key(config), []).append((name, config))
+    for i, group in enumerate(groups.values(), 1):
+        pending = [(n, c) for n, c in group if not (out / n / "result.json").is_file()]
+        if pending:
             if log:
-                log(f"[{i}/{len(points)}] {name}")
-            result = learn(config, out=run_dir).result
+                log(f"[{i}/{len(groups)}] {', '.join(n for n, _ in pending)}")
+            learn_seeds([c for _, c in pending], [out / n for n, _ in pending])
+    rows = []
+    for name, config in points:
+        result = json.loads((out / name / "result.json").read_text())
         setting = {k: v for k, v in config.to_dict().items() if k != "seed"}
         rows.append({"run": name, "seed": config.seed, "setting": setting, **result})
     return rows
+
+
+def _setting_key(config: LearnConfig) -> str:
+    return json.dumps({k: v for k, v in config.to_dict().items() if k != "seed"}, sort_keys=True)
 
 
 def summarize(rows: list[dict]) -> list[dict]:

@@ -1,13 +1,13 @@
 """Training a discrete transformer: Adam on the Gumbel-relaxed model, temperature annealed
 geometrically from ``tau_start`` to ``tau_end`` over all steps; after every epoch the
-*discretised* model is scored on the validation set and the best state (ties: the later
-epoch, trained at a lower temperature) is the one kept. Batches come from a
-``torch.Generator`` derived from the run's seed, so a run repeats exactly.
+*discretised* model of each seed is scored on the validation set and each seed keeps its
+best state (ties: the later epoch, trained at a lower temperature). The loss is the sum of
+the seeds' losses, so each seed's gradient is its own. Batches and Gumbel noise come from a
+``torch.Generator`` derived from the first seed, so a run (or a seed batch) repeats exactly.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from collections.abc import Callable
@@ -23,11 +23,12 @@ from rasplab.seeding import torch_generator
 
 @dataclass
 class TrainResult:
-    """The kept (best-by-validation) model and how training went."""
+    """Per seed: the kept (best-by-validation) model, its epoch and validation accuracy;
+    and how training went (``history``: per epoch, temperature, loss, validation per seed)."""
 
-    model: DiscreteTransformer
-    best_epoch: int
-    val_accuracy: float
+    models: list[DiscreteTransformer]
+    best_epochs: list[int]
+    val_accuracies: list[float]
     seconds: float
     history: list[dict] = field(default_factory=list)
 
@@ -43,14 +44,16 @@ def temperature(config: LearnConfig, progress: float) -> float:
 
 @torch.no_grad()
 def predict(model: DiscreteTransformer, batch: Batch, chunk: int = 2048) -> torch.Tensor:
-    """The discretised model's class ids [B, T]."""
+    """The discretised model's class ids [S, B, T]."""
     out = []
     for lo in range(0, len(batch), chunk):
         index = torch.arange(lo, min(lo + chunk, len(batch)))
         part = batch.rows(index)
         pred = model(part.ids, part.mask, hard=True).argmax(-1)
-        out.append(torch.nn.functional.pad(pred, (0, batch.ids.shape[1] - pred.shape[1])))
-    return torch.cat(out) if out else batch.targets.clone()
+        out.append(torch.nn.functional.pad(pred, (0, batch.ids.shape[1] - pred.shape[-1])))
+    if not out:
+        return batch.targets.expand(len(model.seeds), *batch.targets.shape).clone()
+    return torch.cat(out, dim=1)
 
 
 def accuracy(pred: torch.Tensor, batch: Batch) -> float:
@@ -75,13 +78,16 @@ def train(
     config: LearnConfig,
     log: Callable[[str], None] | None = None,
 ) -> TrainResult:
-    """Train ``model`` on ``data``; keep the state whose discretised model scores best on ``val``."""
+    """Train ``model`` (all its seeds) on ``data``; each seed keeps the state whose
+    discretised model scores best on ``val``."""
     torch.set_num_threads(1)
-    gen = torch_generator(config.seed, "learned", config.task)
+    gen = torch_generator(model.seeds[0], "learned", config.task)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     steps = math.ceil(len(data) / config.batch_size)
     total = config.epochs * steps
-    best, best_acc, best_epoch, history = None, -1.0, 0, []
+    n_seeds = len(model.seeds)
+    best = [model.select(i) for i in range(n_seeds)]
+    best_acc, best_epoch, history = [-1.0] * n_seeds, [0] * n_seeds, []
     start, step = time.perf_counter(), 0
     for epoch in range(1, config.epochs + 1):
         order = torch.randperm(len(data), generator=gen)
@@ -90,21 +96,23 @@ def train(
             batch = data.rows(order[s * config.batch_size : (s + 1) * config.batch_size])
             tau = temperature(config, step / max(total - 1, 1))
             logits = model(batch.ids, batch.mask, tau=tau, hard=False, gen=gen)
-            loss = torch.nn.functional.cross_entropy(
-                logits.flatten(0, 1), batch.targets.flatten(), ignore_index=IGNORE
+            targets = batch.targets.expand(n_seeds, *batch.targets.shape)
+            loss = n_seeds * torch.nn.functional.cross_entropy(
+                logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE
             )
             opt.zero_grad()
             loss.backward()
             opt.step()
             losses.append(loss.item())
             step += 1
-        acc = accuracy(predict(model, val), val)
-        history.append({"epoch": epoch, "tau": tau, "loss": sum(losses) / len(losses), "val": acc})
+        pred = predict(model, val)
+        accs = [accuracy(pred[i], val) for i in range(n_seeds)]
+        mean_loss = sum(losses) / len(losses) / n_seeds
+        history.append({"epoch": epoch, "tau": tau, "loss": mean_loss, "val": accs})
         if log:
-            log(
-                f"epoch {epoch}/{config.epochs} tau {tau:.3f} loss {history[-1]['loss']:.4f} val {acc:.4f}"
-            )
-        if acc >= best_acc:
-            best, best_acc, best_epoch = copy.deepcopy(model.state_dict()), acc, epoch
-    model.load_state_dict(best)
-    return TrainResult(model, best_epoch, best_acc, time.perf_counter() - start, history)
+            shown = " ".join(f"{a:.4f}" for a in accs)
+            log(f"epoch {epoch}/{config.epochs} tau {tau:.3f} loss {mean_loss:.4f} val {shown}")
+        for i, acc in enumerate(accs):
+            if acc >= best_acc[i]:
+                best[i], best_acc[i], best_epoch[i] = model.select(i), acc, epoch
+    return TrainResult(best, best_epoch, best_acc, time.perf_counter() - start, history)

@@ -47,7 +47,7 @@ def compare(
     first = None
     for lo in range(0, len(examples), 2048):
         part = examples[lo : lo + 2048]
-        pred = predict(model, encode(part, model.shape.vocab, classes)).tolist()
+        pred = predict(model, encode(part, model.shape.vocab, classes))[0].tolist()
         for ex, row in zip(part, pred):
             out = run(list(ex.tokens))
             for i, y in enumerate(out):
