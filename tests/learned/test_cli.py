@@ -76,7 +76,7 @@ def test_verify_rechecks_a_saved_run_and_catches_an_edited_program(capsys, run_d
     [
         (["learn", "parity", "--out", "X"], "unknown task 'parity' for learn"),
         (["learn", "rasp_hist", "layer=2", "--out", "X"], "unknown learn key 'layer'"),
-        (["learn", "rasp_hist", "layers=0", "--out", "X"], "learn.layers must be >= 1"),
+        (["learn", "rasp_hist", "layers=0", "--out", "X"], "learn.layers must be an integer >= 1"),
         (["learn", "rasp_hist", "task_options.q=1", "--out", "X"], "does not accept options"),
         (["learn", "rasp_hist"], "give --out DIR"),
         (["learn", "--verify", "NOPE"], "not a run directory"),
@@ -89,6 +89,13 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
     code, out, err = cli(capsys, *args)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_occupied_out_folder_is_refused_before_training(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    code, _, err = cli(capsys, "learn", "rasp_hist", "--out", str(tmp_path))
+    assert code == 2 and "exists and is not a learned run directory" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
 def test_corrupt_run_directory_is_exit_2(capsys, run_dir, tmp_path):

@@ -8,7 +8,7 @@ gets one message naming the field and what it accepts.
 >>> LearnConfig(task="rasp_hist", layers=0)
 Traceback (most recent call last):
 ...
-rasplab.errors.RasplabError: learn.layers must be >= 1; got 0
+rasplab.errors.RasplabError: learn.layers must be an integer >= 1; got 0
 >>> LearnConfig(task="rasp_hist", bogus=1)
 Traceback (most recent call last):
 ...
@@ -77,10 +77,14 @@ class LearnConfig:
     def __post_init__(self) -> None:
         for name in POSITIVE:
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise RasplabError(f"learn.{name} must be >= 1; got {getattr(self, name)!r}")
+                raise RasplabError(
+                    f"learn.{name} must be an integer >= 1; got {getattr(self, name)!r}"
+                )
         for name in NON_NEGATIVE:
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise RasplabError(f"learn.{name} must be >= 0; got {getattr(self, name)!r}")
+                raise RasplabError(
+                    f"learn.{name} must be an integer >= 0; got {getattr(self, name)!r}"
+                )
         if self.cat_heads + self.count_heads < 1:
             raise RasplabError("learn.cat_heads + learn.count_heads must be >= 1 per layer")
         if self.reads != 2:

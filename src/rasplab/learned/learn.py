@@ -96,6 +96,11 @@ def learn_seeds(
 ) -> list[LearnedRun]:
     """Run steps 1-9 for configs that differ only in ``seed``, trained as one seed batch
     (same data and batches; each seed its own initialisation and kept state)."""
+    from rasplab.learned.rundir import check_out, save_run
+
+    for out in outs:
+        if out is not None:
+            check_out(out)
     first = configs[0]
     if any(dataclasses.replace(c, seed=first.seed) != first for c in configs):
         raise RasplabError("a seed batch needs configs that differ only in seed")
@@ -112,8 +117,6 @@ def learn_seeds(
         result, source, run_model = finish(config, task, trained, i, splits, batches)
         result["seconds"] = round(time.perf_counter() - start, 2)
         if out is not None:
-            from rasplab.learned.rundir import save_run
-
             save_run(out, config, run_model, source, result)
         runs.append(LearnedRun(result, source, run_model, task))
     return runs

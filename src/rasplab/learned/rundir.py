@@ -22,14 +22,20 @@ from rasplab.learned.model import DiscreteTransformer
 FILES = ("config.json", "model.safetensors", "program.py", "result.json")
 
 
+def check_out(out: str | Path) -> None:
+    """Refuse, before any work, an ``out`` that exists and is not an (empty or) run folder."""
+    out = Path(out)
+    if out.exists() and not (out / "config.json").exists():
+        if not out.is_dir() or any(out.iterdir()):
+            raise RasplabError(f"--out {out} exists and is not a learned run directory")
+
+
 def save_run(
     out: str | Path, config: LearnConfig, model: DiscreteTransformer, source: str, result: dict
 ) -> Path:
     """Write the run directory ``out`` (replacing an earlier run there)."""
     out = Path(out)
-    if out.exists() and not (out / "config.json").exists():
-        if not out.is_dir() or any(out.iterdir()):
-            raise RasplabError(f"--out {out} exists and is not a learned run directory")
+    check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
