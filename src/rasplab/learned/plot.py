@@ -43,7 +43,8 @@ def plot_by_length(rows: list[dict], path: str | Path) -> Path:
         sds = [statistics.stdev(points[x]) if len(points[x]) > 1 else 0.0 for x in xs]
         ax.errorbar(xs, means, yerr=sds, marker="o", capsize=3, label=label)
     ax.set_xlabel("test length (symbols)")
-    ax.set_ylabel("per-position accuracy (discretised model = program)")
+    ax.set_ylabel("accuracy per position")
+    ax.set_title("discretised model (= program), past the training length", fontsize=9)
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
