@@ -41,20 +41,9 @@ def parse_args(args: list[str]) -> dict:
 
 
 def _verify_run(path: str, as_json: bool) -> None:
-    from rasplab.learned.decompile import decompile, load_program
-    from rasplab.learned.learn import build, equivalence_checks
-    from rasplab.learned.rundir import load_run
-    from rasplab.learned.verify import ProgramMismatch, verify
+    from rasplab.learned.learn import verify_run
 
-    config, model, source, result = load_run(path)
-    task, _ = build(config)
-    example = tuple(result["example"]) if result.get("example") else None
-    if decompile(model, task, example) != source:
-        raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
-    run = load_program(source)["run"]
-    test = task.dataset("test", n=config.test_n, seed=config.seed)
-    checks = equivalence_checks(config, task, test)
-    checked = verify(run, model, checks)
+    checked = verify_run(path)
     record = {"run": path, "agreement": 1.0, "positions_checked": checked}
     print(
         json.dumps(record) if as_json else f"program == model on {sum(checked.values())} positions"

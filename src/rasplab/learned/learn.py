@@ -193,3 +193,18 @@ def by_length(config: LearnConfig, task, model: DiscreteTransformer, run) -> dic
             "examples": len(examples),
         }
     return out
+
+
+def verify_run(path: str | Path) -> dict[str, int]:
+    """Recheck a saved run: ``program.py`` must be what the saved weights decompile to, and
+    program == model on the checks of step 6; returns the positions compared per check."""
+    from rasplab.learned.rundir import load_run
+    from rasplab.learned.verify import ProgramMismatch
+
+    config, model, source, result = load_run(path)
+    task, _ = build(config)
+    example = tuple(result["example"]) if result.get("example") else None
+    if decompile(model, task, example) != source:
+        raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
+    test = task.dataset("test", n=config.test_n, seed=config.data_seed)
+    return verify(load_program(source)["run"], model, equivalence_checks(config, task, test))
