@@ -33,6 +33,7 @@ def _register_commands() -> None:
     from rasplab.cli import data as data_cmds
     from rasplab.cli import explore as explore_cmds
     from rasplab.cli import export as export_cmds
+    from rasplab.cli import learned as learned_cmds
     from rasplab.cli import programs as program_cmds
     from rasplab.cli import train as train_cmds
 
@@ -45,6 +46,7 @@ def _register_commands() -> None:
         crasp_cmds,
         explore_cmds,
         export_cmds,
+        learned_cmds,
     ):
         module.register(app)
 
