@@ -32,6 +32,7 @@ from rasplab.errors import RasplabError, unknown_name
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
 DEVICES = ("cpu", "cuda", "auto")
+PARAM_GROUPS = ("single", "mup")
 
 
 def _check_positive(section: str, name: str, value: float, allow_zero: bool = False) -> None:
@@ -50,6 +51,12 @@ class TrainConfig:
     (the task's ``pack``; seed 000: "short examples are concatenated together"). Attention in a
     packed row is plain causal attention over the whole row (cross-example attention is not
     masked); the loss stays on each example's scored positions. Evaluation is unchanged.
+
+    ``param_groups="mup"`` gives matrices (hidden layers and read-out) the learning rate
+    ``lr / model.width`` and vectors (embeddings, position tables, biases, LayerNorms) ``lr``
+    (μP for Adam; seed 004 Appendix B). ``stop_loss > 0`` stops the run at the first step
+    whose training-batch loss is below it (online training "until the training loss crosses
+    below 1e-5"; ``steps`` is the cap); the result records that step as ``loss_reached_step``.
 
     >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
     4096
@@ -76,6 +83,8 @@ class TrainConfig:
     bin: str | None = None
     device: str = "cpu"
     pack_tokens: int = 0
+    param_groups: str = "single"
+    stop_loss: float = 0.0
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
@@ -88,6 +97,7 @@ class TrainConfig:
             "checkpoint_every",
             "min_lr_ratio",
             "pack_tokens",
+            "stop_loss",
         ):
             _check_positive("train", name, getattr(self, name), allow_zero=True)
         for name in ("beta1", "beta2"):
@@ -99,6 +109,8 @@ class TrainConfig:
             raise RasplabError(
                 f"train.schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}"
             )
+        if self.param_groups not in PARAM_GROUPS:
+            raise unknown_name("train.param_groups", self.param_groups, PARAM_GROUPS)
         if self.bin is not None:
             object.__setattr__(self, "bin", str(Bin.parse(self.bin)))
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
@@ -211,7 +223,13 @@ class ExperimentConfig:
 
 #: keys added after results were stored, each with its unset value: a key is left out of the
 #: hash while it holds that value, so that the run ids of configs not using it stay what they were
-_LATER_KEYS = {("eval", "splits"): None, ("train", "pack_tokens"): 0}
+_LATER_KEYS = {
+    ("eval", "splits"): None,
+    ("train", "pack_tokens"): 0,
+    ("train", "param_groups"): "single",
+    ("train", "stop_loss"): 0.0,
+    ("model", "init"): "gpt2",
+}
 
 
 def _hashed(data: dict) -> dict:

@@ -179,6 +179,7 @@ class ResultsStore:
             "counts": result.counts,
             "mse": result.mse,
             "stopped_early": result.stopped_early,
+            "loss_reached_step": getattr(result, "loss_reached_step", None),
         }
         self.db.execute(
             "UPDATE runs SET status='done', metrics=?, curves=?, fitted=?, steps=?, wall_time=?,"
