@@ -32,7 +32,7 @@ def loss_figure(figure: int, curves, needed: dict, line: tuple, label: str, epsi
             right.plot(
                 [c.N / x for c in mine], [c.limit for c in mine], marker="o", label=f"p = {x:g}"
             )
-    middle.set(xlabel="training length N", ylabel="limiting test MSE", yscale="log", xscale="log")
+    middle.set(xlabel="training length N", ylabel="limiting test MSE", yscale="log")
     middle.axhline(epsilon, color="k", ls=":", lw=0.8)
     middle.legend(fontsize=7)
     if figure == 1:
@@ -54,7 +54,7 @@ def loss_figure(figure: int, curves, needed: dict, line: tuple, label: str, epsi
             )
         right.set(xlabel="ω", ylabel=f"smallest N with loss ≤ {epsilon:g}")
     else:
-        right.set(xlabel="N / p", ylabel="limiting test MSE", yscale="log", xscale="log")
+        right.set(xlabel="N / p", ylabel="limiting test MSE", yscale="log")
         right.legend(fontsize=7)
     fig.tight_layout()
     return fig
