@@ -28,6 +28,7 @@ app = typer.Typer(
 def _register_commands() -> None:
     """Attach each stage's subcommands (one module per stage)."""
     from rasplab.cli import analysis as analysis_cmds
+    from rasplab.cli import bounds as bounds_cmds
     from rasplab.cli import compile as compile_cmds
     from rasplab.cli import crasp as crasp_cmds
     from rasplab.cli import data as data_cmds
@@ -47,6 +48,7 @@ def _register_commands() -> None:
         explore_cmds,
         export_cmds,
         learned_cmds,
+        bounds_cmds,
     ):
         module.register(app)
 

@@ -34,6 +34,7 @@ from rasplab.seeding import check_seed
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
 DEVICES = ("cpu", "cuda", "auto")
+PARAM_GROUPS = ("single", "mup")
 
 
 def _check_positive(section: str, name: str, value: float, allow_zero: bool = False) -> None:
@@ -56,6 +57,11 @@ class TrainConfig:
     ``pe_penalty`` and ``weight_penalty`` (default 0: off) add seed 003's regularizer to the
     loss: the positional attention-product term (8) of its Definition 5 and the mean squared
     weights of its Appendix G.2 (:mod:`rasplab.harness.regularizer`).
+    ``param_groups="mup"`` gives matrices (hidden layers and read-out) the learning rate
+    ``lr / model.width`` and vectors (embeddings, position tables, biases, LayerNorms) ``lr``
+    (μP for Adam; seed 004 Appendix B). ``stop_loss > 0`` stops the run at the first step
+    whose training-batch loss is below it (online training "until the training loss crosses
+    below 1e-5"; ``steps`` is the cap); the result records that step as ``loss_reached_step``.
 
     >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
     4096
@@ -84,6 +90,8 @@ class TrainConfig:
     pack_tokens: int = 0
     pe_penalty: float = 0.0
     weight_penalty: float = 0.0
+    param_groups: str = "single"
+    stop_loss: float = 0.0
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
@@ -98,6 +106,7 @@ class TrainConfig:
             "pack_tokens",
             "pe_penalty",
             "weight_penalty",
+            "stop_loss",
         ):
             _check_positive("train", name, getattr(self, name), allow_zero=True)
         for name in ("beta1", "beta2"):
@@ -109,6 +118,8 @@ class TrainConfig:
             raise RasplabError(
                 f"train.schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}"
             )
+        if self.param_groups not in PARAM_GROUPS:
+            raise unknown_name("train.param_groups", self.param_groups, PARAM_GROUPS)
         if self.bin is not None:
             object.__setattr__(self, "bin", str(Bin.parse(self.bin)))
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
@@ -225,6 +236,9 @@ _LATER_KEYS = {
     ("train", "pack_tokens"): 0,
     ("train", "pe_penalty"): 0.0,
     ("train", "weight_penalty"): 0.0,
+    ("train", "param_groups"): "single",
+    ("train", "stop_loss"): 0.0,
+    ("model", "init"): "gpt2",
 }
 
 

@@ -312,6 +312,7 @@ class ResultsStore:
             "counts": result.counts,
             "mse": result.mse,
             "stopped_early": result.stopped_early,
+            "loss_reached_step": getattr(result, "loss_reached_step", None),
         }
         if result.status not in FINISHED:
             raise ValueError(f"finish() takes a finished result, got status {result.status!r}")

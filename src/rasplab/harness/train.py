@@ -6,7 +6,8 @@ sample a fresh batch (APE: random position offsets; ``train.pack_tokens``: rows 
 several examples, attended causally as one sequence), AdamW step with warmup + decay and
 clipping, evaluate every ``train.eval_every`` steps on every test bin and then every named
 split (``eval.splits``; their metrics sit under the split names next to the bins'),
-checkpoint, and stop early once the in-distribution bins are at 100%. Every random draw
+checkpoint, and stop early once the in-distribution bins are at 100% (or, with
+``train.stop_loss``, once a training batch's loss falls below it). Every random draw
 derives from the run seed and the step number, so a resumed run ends exactly where an
 uninterrupted one does.
 """
@@ -25,6 +26,7 @@ from rasplab.harness.checkpoint import atomic_write_text, load_checkpoint, save_
 from rasplab.harness.config import ExperimentConfig, TrainConfig, save_config
 from rasplab.harness.encoding import encoded_test_set
 from rasplab.harness.evaluate import evaluate
+from rasplab.harness.param_groups import parameter_groups
 from rasplab.harness.progress import start_progress
 from rasplab.harness.regularizer import penalties
 from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of the harness)
@@ -64,6 +66,7 @@ class RunResult:
     config: dict = field(default_factory=dict)
     run_dir: str | None = None
     code_version: str = ""
+    loss_reached_step: int | None = None
 
     def to_json(self, curves: bool = False) -> dict:
         """Plain data for ``--json`` (curves and config left out unless ``curves``)."""
@@ -93,13 +96,9 @@ def lr_factor(step: int, cfg: TrainConfig) -> float:
 
 
 def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
-    """AdamW with weight decay on matrices only (not on biases, norms or 1-D gains)."""
-    decay = [p for p in model.parameters() if p.requires_grad and p.dim() >= 2]
-    rest = [p for p in model.parameters() if p.requires_grad and p.dim() < 2]
-    groups = [
-        {"params": decay, "weight_decay": cfg.weight_decay},
-        {"params": rest, "weight_decay": 0.0},
-    ]
+    """AdamW with weight decay on matrices only (not on biases, norms or 1-D gains);
+    ``param_groups="mup"``: learning rates per group (``param_groups.py``)."""
+    groups = parameter_groups(model, cfg.weight_decay, cfg.param_groups)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), foreach=False)
 
 
@@ -197,6 +196,7 @@ def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path |
         config=config.to_dict(),
         run_dir=str(run_path) if run_path is not None else None,
         code_version=code_version(),
+        loss_reached_step=state.get("loss_reached_step"),
     )
     if run_path is not None:
         atomic_write_text(
@@ -228,7 +228,7 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         )
         batch = batch.to(device)
         for group in optimizer.param_groups:
-            group["lr"] = cfg.lr * lr_factor(step, cfg)
+            group["lr"] = cfg.lr * group.get("lr_scale", 1.0) * lr_factor(step, cfg)
         torch.manual_seed(torch_generator(config.seed, "harness", "dropout", step).initial_seed())
         outputs = model(batch.input_ids, batch.pad_mask, batch.offsets)  # [B, T, C]
         loss = _loss(outputs, batch) + _penalty(model, cfg)
@@ -244,7 +244,10 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
             state["diverged"] = True
             state["metrics"] = _metrics_json(run_eval())
             break
-        if step % cfg.eval_every == 0 or step == cfg.steps:
+        reached = losses[-1] < cfg.stop_loss  # stop_loss 0 (off) is never reached
+        if reached:
+            state["loss_reached_step"] = step
+        if step % cfg.eval_every == 0 or step == cfg.steps or reached:
             metrics = run_eval()
             state["metrics"] = _metrics_json(metrics)
             state["curves"].append(
@@ -254,6 +257,9 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
             if bar is not None:
                 bar.update(step, state["curves"][-1]["loss"], metrics[id_bins[0]].accuracy)
             if cfg.early_stop and all(metrics[b].accuracy == 1.0 for b in id_bins):
+                state["stopped_early"] = step < cfg.steps
+                break
+            if reached:
                 state["stopped_early"] = step < cfg.steps
                 break
         elif bar is not None:
