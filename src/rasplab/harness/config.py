@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -28,10 +29,12 @@ import yaml
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.seeding import check_seed
 
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
 DEVICES = ("cpu", "cuda", "auto")
+PARAM_GROUPS = ("single", "mup")
 
 
 def _check_positive(section: str, name: str, value: float, allow_zero: bool = False) -> None:
@@ -50,6 +53,15 @@ class TrainConfig:
     (the task's ``pack``; seed 000: "short examples are concatenated together"). Attention in a
     packed row is plain causal attention over the whole row (cross-example attention is not
     masked); the loss stays on each example's scored positions. Evaluation is unchanged.
+
+    ``pe_penalty`` and ``weight_penalty`` (default 0: off) add seed 003's regularizer to the
+    loss: the positional attention-product term (8) of its Definition 5 and the mean squared
+    weights of its Appendix G.2 (:mod:`rasplab.harness.regularizer`).
+    ``param_groups="mup"`` gives matrices (hidden layers and read-out) the learning rate
+    ``lr / model.width`` and vectors (embeddings, position tables, biases, LayerNorms) ``lr``
+    (μP for Adam; seed 004 Appendix B). ``stop_loss > 0`` stops the run at the first step
+    whose training-batch loss is below it (online training "until the training loss crosses
+    below 1e-5"; ``steps`` is the cap); the result records that step as ``loss_reached_step``.
 
     >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
     4096
@@ -76,6 +88,10 @@ class TrainConfig:
     bin: str | None = None
     device: str = "cpu"
     pack_tokens: int = 0
+    pe_penalty: float = 0.0
+    weight_penalty: float = 0.0
+    param_groups: str = "single"
+    stop_loss: float = 0.0
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
@@ -88,6 +104,9 @@ class TrainConfig:
             "checkpoint_every",
             "min_lr_ratio",
             "pack_tokens",
+            "pe_penalty",
+            "weight_penalty",
+            "stop_loss",
         ):
             _check_positive("train", name, getattr(self, name), allow_zero=True)
         for name in ("beta1", "beta2"):
@@ -99,6 +118,8 @@ class TrainConfig:
             raise RasplabError(
                 f"train.schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}"
             )
+        if self.param_groups not in PARAM_GROUPS:
+            raise unknown_name("train.param_groups", self.param_groups, PARAM_GROUPS)
         if self.bin is not None:
             object.__setattr__(self, "bin", str(Bin.parse(self.bin)))
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
@@ -149,7 +170,7 @@ class EvalConfig:
                 raise RasplabError("eval.bins must list at least one bin, e.g. [1-50, 51-100]")
             object.__setattr__(self, "bins", tuple(str(Bin.parse(b)) for b in self.bins))
         if self.seed is not None:
-            _check_positive("eval", "seed", self.seed, allow_zero=True)
+            check_seed(self.seed, "eval.seed")
         if self.splits is not None:
             if not self.splits:
                 raise RasplabError(
@@ -187,8 +208,7 @@ class ExperimentConfig:
             raise unknown_name("task", str(self.task), task_names())
         if not isinstance(self.task_options, dict):
             raise RasplabError("task_options must be a mapping of option name to value")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise RasplabError(f"seed must be a non-negative integer; got {self.seed!r}")
+        check_seed(self.seed)
         if self.model is None:
             object.__setattr__(self, "model", _model_config_class()())
         if not self.variant:
@@ -211,7 +231,15 @@ class ExperimentConfig:
 
 #: keys added after results were stored, each with its unset value: a key is left out of the
 #: hash while it holds that value, so that the run ids of configs not using it stay what they were
-_LATER_KEYS = {("eval", "splits"): None, ("train", "pack_tokens"): 0}
+_LATER_KEYS = {
+    ("eval", "splits"): None,
+    ("train", "pack_tokens"): 0,
+    ("train", "pe_penalty"): 0.0,
+    ("train", "weight_penalty"): 0.0,
+    ("train", "param_groups"): "single",
+    ("train", "stop_loss"): 0.0,
+    ("model", "init"): "gpt2",
+}
 
 
 def _hashed(data: dict) -> dict:
@@ -279,13 +307,18 @@ def _coerce(value, annotation, where: str):
             return int(value)
         raise RasplabError(f"{where} must be an integer; got {value!r}")
     if annotation is float:
+        number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
+            number = float(value)
+        elif isinstance(value, str):
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
                 pass
+        if number is not None and not math.isfinite(number):
+            raise RasplabError(f"{where} must be a finite number; got {value!r}")
+        if number is not None:
+            return number
         raise RasplabError(f"{where} must be a number; got {value!r}")
     if annotation is str:
         if isinstance(value, str):
@@ -404,6 +437,21 @@ def yaml_problem(err: yaml.YAMLError) -> str:
     return " ".join(str(err).split())
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping holding the same key twice."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: str | Path) -> dict:
     """Read a YAML mapping with ``yaml.safe_load``; a missing or malformed file is a RasplabError."""
     path = Path(path)
@@ -412,7 +460,7 @@ def read_yaml(path: str | Path) -> dict:
     if not path.is_file():
         raise RasplabError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         raise RasplabError(
             f"config file {str(path)!r} is not valid YAML: {yaml_problem(err)}"
@@ -421,7 +469,9 @@ def read_yaml(path: str | Path) -> dict:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise RasplabError(f"cannot read config file {str(path)!r}: {reason}") from err
     if data is None:
-        return {}
+        raise RasplabError(
+            f"config file {str(path)!r} is empty; give at least the task (task: NAME)"
+        )
     if not isinstance(data, dict):
         raise RasplabError(f"config file {str(path)!r} must hold a mapping of keys to values")
     return data

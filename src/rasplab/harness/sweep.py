@@ -2,24 +2,31 @@
 
 :func:`run_sweep` validates every run before anything is written, registers the runs in the
 results store, then executes those not yet ``done`` with a backend: ``local`` (worker processes,
-or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). Only this process writes
+or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). With ``batch_runs``
+K > 1 (local backend) compatible runs train K at a time as one stacked group in one process
+(:func:`~rasplab.harness.group.train_group`), each with its own result and run folder. Only this process writes
 to the store; a result is written in one transaction when its run finishes. Killed at any
 moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
-and those resume from their last checkpoint in the run folder.
+and those resume from their last checkpoint in the run folder. Each run is claimed in the store
+before it starts (:mod:`rasplab.harness.claims`), so two sweeps on one store share the grid and
+train every run once; each waits for the runs the other holds, so both end with every result.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.harness.claims import POLL, ClaimQueue, Heartbeat, owner_id
 from rasplab.harness.config import ExperimentConfig, experiment_from_dict
 from rasplab.harness.progress import start_progress
-from rasplab.harness.store import ResultsStore
+from rasplab.harness.store import FINISHED, ResultsStore
 from rasplab.harness.sweepconfig import SweepConfig, load_sweep, sweep_from_dict
 
 BACKENDS = ("local", "ray")
@@ -70,6 +77,16 @@ def validate_runs(experiments: list[ExperimentConfig]) -> None:
         check_encodable(config, Encoder(task))
 
 
+def _execute_group(config_datas: list, run_dirs: list) -> list:
+    """Worker entry point: train runs as one stacked group; return their result data."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
+    configs = [experiment_from_dict(d) for d in config_datas]
+    return [asdict(r) for r in train_group(configs, run_dirs, resume=True)]
+
+
 def _execute(config_data: dict, run_dir: str) -> dict:
     """Worker entry point: train one run (resuming from ``run_dir``); return its result data."""
     from dataclasses import asdict
@@ -111,9 +128,11 @@ def run_sweep(
     address: str | None = None,
     progress: bool = True,
     only: dict | None = None,
+    batch_runs: int = 1,
 ) -> SweepSummary:
     """Run every not-yet-finished run of a sweep and store the results in ``db``;
-    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks)."""
+    ``only`` maps grid keys to the subset of their values to run (e.g. two tasks);
+    ``batch_runs`` caps how many compatible runs train together as one stacked group."""
     if isinstance(config, (str, Path)):
         config = load_sweep(config)
     elif isinstance(config, dict):
@@ -124,16 +143,28 @@ def run_sweep(
         raise unknown_name("backend", backend, BACKENDS)
     if workers is not None and workers < 1:
         raise RasplabError(f"--workers must be at least 1; got {workers}")
+    if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
+    if batch_runs > 1 and backend != "local":
+        raise RasplabError("--batch-runs above 1 needs the local backend")
+    if config.select:
+        from rasplab.harness.select import run_selection
+
+        options = dict(workers=workers, backend=backend, address=address, progress=progress)
+        return run_selection(config, db, **options, batch_runs=batch_runs)
     ray = _import_ray() if backend == "ray" else None
+    if progress:  # a large grid takes a while to expand: say at once how large it is
+        points = math.prod(len(values) for values in config.grid.values())
+        print(f"sweep {config.name}: {points:,} grid points; preparing the runs", file=sys.stderr)
     experiments = config.expand()
     validate_runs(experiments)
 
     root = runs_dir_for(db)
     store = ResultsStore(db)
     try:
-        for exp in experiments:
-            store.register(exp, sweep=config.name, run_dir=str(root / exp.hash()))
-        todo = [e for e in experiments if store.status(e.hash()) != "done"]
+        store.register_many(experiments, config.name, [str(root / e.hash()) for e in experiments])
+        statuses = store.statuses()
+        todo = [e for e in experiments if statuses.get(e.hash()) not in FINISHED]
         summary = SweepSummary(
             name=config.name,
             db=str(db),
@@ -145,21 +176,37 @@ def run_sweep(
             run_ids=[e.hash() for e in experiments],
         )
         bar = _SweepBar(config.name, len(experiments), summary.skipped) if progress else None
-        jobs = [(e, str(root / e.hash())) for e in todo]
-        n = workers or default_workers(len(todo))
+        if batch_runs > 1:
+            from rasplab.harness.group import plan_groups
+
+            planned = [
+                [(e, str(root / e.hash())) for e in g] for g in plan_groups(todo, batch_runs)
+            ]
+            job_list = [job if len(job) > 1 else job[0] for job in planned]  # one run: alone
+        else:
+            job_list = [(e, str(root / e.hash())) for e in todo]
+        jobs = ClaimQueue(store, job_list, owner_id())
+        n = workers or default_workers(len(job_list))
         try:
-            if ray is not None:
-                _run_ray(ray, address, jobs, n if workers else None, store, summary, bar)
-            elif n == 1:
-                _run_inline(jobs, store, summary, bar)
-            else:
-                _run_pool(jobs, n, store, summary, bar)
+            with Heartbeat(db, jobs.owner):
+                _run_backend(ray, address, jobs, n, workers, store, summary, bar)
+            summary.skipped += jobs.finished_elsewhere
         finally:
             if bar is not None:
                 bar.close()
     finally:
         store.close()
     return summary
+
+
+def _run_backend(ray, address, jobs, n, workers, store, summary, bar) -> None:
+    """Run the claimed jobs with the chosen backend (Ray, in-process, or a process pool)."""
+    if ray is not None:
+        _run_ray(ray, address, jobs, n if workers else None, store, summary, bar)
+    elif n == 1:
+        _run_inline(jobs, store, summary, bar)
+    else:
+        _run_pool(jobs, n, store, summary, bar)
 
 
 def _record(store: ResultsStore, summary: SweepSummary, bar, exp, data=None, error=None) -> None:
@@ -182,9 +229,16 @@ def _describe(err: BaseException) -> str:
 
 
 def _run_inline(jobs, store, summary, bar) -> None:
-    """Run every job in this process, one after another."""
-    for exp, run_dir in jobs:
-        store.mark_running(exp.hash())
+    """Run every job in this process, one after another (waiting on runs held elsewhere)."""
+    while jobs:
+        job = jobs.take()
+        if job is None:
+            jobs.wait()
+            continue
+        if isinstance(job, list):
+            _run_group_inline(job, store, summary, bar)
+            continue
+        exp, run_dir = job
         try:
             data = _execute(exp.to_dict(), run_dir)
         except Exception as err:  # a failed run is recorded, the sweep goes on
@@ -193,10 +247,31 @@ def _run_inline(jobs, store, summary, bar) -> None:
         _record(store, summary, bar, exp, data=data)
 
 
+def _run_group_inline(group: list, store, summary, bar) -> None:
+    """Run one group of runs (a list of (config, run folder)) in this process, storing each
+    result as soon as its run finishes."""
+    from dataclasses import asdict
+
+    from rasplab.harness.group import train_group
+
+    stored: set = set()
+
+    def finished(i: int, result) -> None:
+        _record(store, summary, bar, group[i][0], data=asdict(result))
+        stored.add(i)
+
+    try:
+        train_group([e for e, _ in group], [d for _, d in group], True, finished)
+    except Exception as err:  # the runs still training are recorded as failed
+        for i, (exp, _) in enumerate(group):
+            if i not in stored:
+                _record(store, summary, bar, exp, error=_describe(err))
+
+
 def _run_pool(jobs, workers: int, store, summary, bar) -> None:
     """Run jobs in ``workers`` spawned processes, at most ``workers`` marked running at once."""
     context = multiprocessing.get_context("spawn")
-    pending = list(jobs)
+    pending = jobs
     with cf.ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
     ) as pool:
@@ -204,18 +279,32 @@ def _run_pool(jobs, workers: int, store, summary, bar) -> None:
         try:
             while pending or running:
                 while pending and len(running) < workers:
-                    exp, run_dir = pending.pop(0)
-                    store.mark_running(exp.hash())
-                    running[pool.submit(_execute, exp.to_dict(), run_dir)] = exp
-                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                    job = pending.take()
+                    if job is None:
+                        break
+                    if isinstance(job, list):
+                        datas = [e.to_dict() for e, _ in job]
+                        future = pool.submit(_execute_group, datas, [d for _, d in job])
+                    else:
+                        future = pool.submit(_execute, job[0].to_dict(), job[1])
+                    running[future] = job
+                if not running:
+                    pending.wait()
+                    continue
+                timeout = POLL if pending else None  # look again at runs held elsewhere
+                done, _ = cf.wait(running, timeout=timeout, return_when=cf.FIRST_COMPLETED)
                 for future in done:
-                    exp = running.pop(future)
+                    job = running.pop(future)
+                    group = job if isinstance(job, list) else [job]
                     try:
                         data = future.result()
                     except Exception as err:
-                        _record(store, summary, bar, exp, error=_describe(err))
+                        for exp, _ in group:
+                            _record(store, summary, bar, exp, error=_describe(err))
                         continue
-                    _record(store, summary, bar, exp, data=data)
+                    datas = data if isinstance(job, list) else [data]
+                    for (exp, _), one in zip(group, datas):
+                        _record(store, summary, bar, exp, data=one)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -245,14 +334,20 @@ def _run_ray(ray, address, jobs, workers, store, summary, bar) -> None:
     try:
         remote = ray.remote(num_cpus=1)(_execute)
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending = list(jobs)
+        pending = jobs
         running: dict = {}
         while pending or running:
             while pending and len(running) < limit:
-                exp, run_dir = pending.pop(0)
-                store.mark_running(exp.hash())
+                job = pending.take()
+                if job is None:
+                    break
+                exp, run_dir = job
                 running[remote.remote(exp.to_dict(), run_dir)] = exp
-            ready, _ = ray.wait(list(running), num_returns=1)
+            if not running:
+                pending.wait()
+                continue
+            timeout = POLL if pending else None
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=timeout)
             for ref in ready:
                 exp = running.pop(ref)
                 try:

@@ -14,6 +14,8 @@ A sweep YAML file has these keys (only ``grid`` is required)::
     overrides:                      # optional: applied to the runs that match
       - match: {task: aa_star, variant: nope}
         set: {model.layers: 2}
+    select: {grid: {model.layers: [1, 2]}}  # optional: seed 003's hyper-parameter selection
+                                    # per (task, variant) before the seeds (harness/select.py)
 
 A variant name not defined under ``variants`` may be a PE name (``model.pe``) or an attention
 name (``model.attention``); anything else is an error listing the allowed names.
@@ -35,7 +37,7 @@ from rasplab.harness.config import (
     set_dotted,
 )
 
-SWEEP_KEYS = ("name", "description", "base", "grid", "variants", "overrides")
+SWEEP_KEYS = ("name", "description", "base", "grid", "variants", "overrides", "select")
 PE_NAMES = ("ape", "nope", "sinusoidal", "rope", "alibi", "nape")
 ATTENTION_NAMES = ("softmax", "fox", "stick_breaking", "entmax", "asentmax", "path")
 
@@ -50,6 +52,7 @@ class SweepConfig:
     base: dict = field(default_factory=dict)
     variants: dict = field(default_factory=dict)
     overrides: tuple = ()
+    select: dict = field(default_factory=dict)  # seed 003's selection (harness/select.py)
 
     def __post_init__(self) -> None:
         if not isinstance(self.grid, dict) or not self.grid:
@@ -61,6 +64,8 @@ class SweepConfig:
                 raise RasplabError(f"sweep grid.{key} must be a non-empty list; got {values!r}")
         if not isinstance(self.base, dict):
             raise RasplabError("sweep 'base' must be an experiment config mapping")
+        if not isinstance(self.select, dict):
+            raise RasplabError("sweep 'select' must be a mapping (grid, seed, stop)")
         if not isinstance(self.variants, dict):
             raise RasplabError("sweep 'variants' must map variant names to overrides")
         for name, sets in self.variants.items():
@@ -158,6 +163,7 @@ def sweep_from_dict(data: dict) -> SweepConfig:
         base=data.get("base") or {},
         variants=data.get("variants") or {},
         overrides=tuple(data.get("overrides") or ()),
+        select=data.get("select") or {},
     )
 
 

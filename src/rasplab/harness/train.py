@@ -6,14 +6,14 @@ sample a fresh batch (APE: random position offsets; ``train.pack_tokens``: rows 
 several examples, attended causally as one sequence), AdamW step with warmup + decay and
 clipping, evaluate every ``train.eval_every`` steps on every test bin and then every named
 split (``eval.splits``; their metrics sit under the split names next to the bins'),
-checkpoint, and stop early once the in-distribution bins are at 100%. Every random draw
+checkpoint, and stop early once the in-distribution bins are at 100% (or, with
+``train.stop_loss``, once a training batch's loss falls below it). Every random draw
 derives from the run seed and the step number, so a resumed run ends exactly where an
 uninterrupted one does.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,7 +26,9 @@ from rasplab.harness.checkpoint import atomic_write_text, load_checkpoint, save_
 from rasplab.harness.config import ExperimentConfig, TrainConfig, save_config
 from rasplab.harness.encoding import encoded_test_set
 from rasplab.harness.evaluate import evaluate
+from rasplab.harness.param_groups import parameter_groups
 from rasplab.harness.progress import start_progress
+from rasplab.harness.regularizer import penalties
 from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of the harness)
     CHECKPOINT,
     FINAL,
@@ -38,6 +40,7 @@ from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of t
     prepare_run,
     run_bins,
 )
+from rasplab.harness.store import finite_json
 from rasplab.models.pretrained import write_config_json
 from rasplab.seeding import generator, torch_generator
 
@@ -63,6 +66,7 @@ class RunResult:
     config: dict = field(default_factory=dict)
     run_dir: str | None = None
     code_version: str = ""
+    loss_reached_step: int | None = None
 
     def to_json(self, curves: bool = False) -> dict:
         """Plain data for ``--json`` (curves and config left out unless ``curves``)."""
@@ -92,13 +96,9 @@ def lr_factor(step: int, cfg: TrainConfig) -> float:
 
 
 def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
-    """AdamW with weight decay on matrices only (not on biases, norms or 1-D gains)."""
-    decay = [p for p in model.parameters() if p.requires_grad and p.dim() >= 2]
-    rest = [p for p in model.parameters() if p.requires_grad and p.dim() < 2]
-    groups = [
-        {"params": decay, "weight_decay": cfg.weight_decay},
-        {"params": rest, "weight_decay": 0.0},
-    ]
+    """AdamW with weight decay on matrices only (not on biases, norms or 1-D gains);
+    ``param_groups="mup"``: learning rates per group (``param_groups.py``)."""
+    groups = parameter_groups(model, cfg.weight_decay, cfg.param_groups)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), foreach=False)
 
 
@@ -108,6 +108,15 @@ def _loss(outputs: torch.Tensor, batch) -> torch.Tensor:
         err = outputs[..., 0][batch.scored] - batch.targets[batch.scored]
         return (err * err).mean()
     return F.cross_entropy(outputs[batch.scored], batch.targets[batch.scored])
+
+
+def _penalty(model: torch.nn.Module, cfg: TrainConfig) -> torch.Tensor | float:
+    """Seed 003's regularizer terms weighted as ``cfg`` says (0.0 when both are off)."""
+    if not (cfg.pe_penalty or cfg.weight_penalty):
+        return 0.0
+    params = {n: p[None] for n, p in model.named_parameters()}
+    weights = (torch.tensor([cfg.pe_penalty]), torch.tensor([cfg.weight_penalty]))
+    return penalties(params, model.config, *weights)[0]
 
 
 def _metrics_json(metrics) -> dict:
@@ -131,9 +140,16 @@ def train(
     progress: bool = False,
 ) -> RunResult:
     """Train and evaluate one run; with ``run_dir``, checkpoint there and resume from it."""
-    from rasplab.harness.store import code_version
-
     torch.set_num_threads(1)
+    setup, optimizer, state, run_path = start_run(config, run_dir, resume)
+    if not state["done"]:
+        state = _loop(config, setup, optimizer, state, run_path, progress)
+    return finish_result(config, setup, state, run_path)
+
+
+def start_run(config: ExperimentConfig, run_dir: str | Path | None, resume: bool = True):
+    """Set up a run, its optimizer and its trainer state, restored from ``run_dir`` when it
+    holds a checkpoint; returns ``(setup, optimizer, state, run_path)``."""
     setup = prepare_run(config)
     model, cfg = setup.model, config.train
     optimizer = _optimizer(model, cfg)
@@ -154,9 +170,13 @@ def train(
     if run_path is not None:
         save_config(config, run_path / "config.yaml")
         write_config_json(model, run_path)  # the run opens with Transformer.from_pretrained
+    return setup, optimizer, state, run_path
 
-    if not state["done"]:
-        state = _loop(config, setup, optimizer, state, run_path, progress)
+
+def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path | None) -> RunResult:
+    """The :class:`RunResult` of a finished run's state (written to ``result.json`` too)."""
+    from rasplab.harness.store import code_version
+
     metrics = state["metrics"]
     result = RunResult(
         run_id=config.hash(),
@@ -164,7 +184,7 @@ def train(
         task=config.task,
         variant=config.variant,
         seed=config.seed,
-        status="done",
+        status="diverged" if state.get("diverged") else "done",
         bins=metrics["bins"],
         counts=metrics["counts"],
         mse=metrics["mse"],
@@ -176,10 +196,11 @@ def train(
         config=config.to_dict(),
         run_dir=str(run_path) if run_path is not None else None,
         code_version=code_version(),
+        loss_reached_step=state.get("loss_reached_step"),
     )
     if run_path is not None:
         atomic_write_text(
-            run_path / "result.json", json.dumps(result.to_json(curves=True), indent=1)
+            run_path / "result.json", finite_json(result.to_json(curves=True), indent=1)
         )
     return result
 
@@ -189,25 +210,8 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
     cfg = config.train
     model, encoder, P, id_bins = setup.model, setup.encoder, setup.positions, setup.id_bins
     started = time.perf_counter() - state["wall_time"]
-    eval_seed = config.seed if config.eval.seed is None else config.eval.seed
     ev = config.eval
-    test_sets = {
-        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
-        for b in setup.test_bins
-    }
-    for name in setup.test_splits:
-        split_set = encoded_test_set(
-            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
-        )
-        # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
-        same = (s for s in test_sets.values() if _same_set(s, split_set))
-        test_sets[name] = next(same, split_set)
-    longest = max(b.input_ids.shape[1] for batches, _ in test_sets.values() for b in batches)
-    if longest > P:
-        raise ValueError(
-            f"task {config.task!r}: a test sequence has {longest} tokens but "
-            f"max_tokens() allows {P}"
-        )
+    test_sets = run_test_sets(config, setup)
     bar = _ProgressBar(config, cfg.steps, state["step"]) if progress else None
 
     def run_eval():
@@ -224,10 +228,10 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         )
         batch = batch.to(device)
         for group in optimizer.param_groups:
-            group["lr"] = cfg.lr * lr_factor(step, cfg)
+            group["lr"] = cfg.lr * group.get("lr_scale", 1.0) * lr_factor(step, cfg)
         torch.manual_seed(torch_generator(config.seed, "harness", "dropout", step).initial_seed())
         outputs = model(batch.input_ids, batch.pad_mask, batch.offsets)  # [B, T, C]
-        loss = _loss(outputs, batch)
+        loss = _loss(outputs, batch) + _penalty(model, cfg)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip > 0:
@@ -236,7 +240,14 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         losses.append(loss.item())
         step += 1
         state["step"] = step
-        if step % cfg.eval_every == 0 or step == cfg.steps:
+        if not math.isfinite(losses[-1]):  # stored as ``diverged``, never as ``done``
+            state["diverged"] = True
+            state["metrics"] = _metrics_json(run_eval())
+            break
+        reached = losses[-1] < cfg.stop_loss  # stop_loss 0 (off) is never reached
+        if reached:
+            state["loss_reached_step"] = step
+        if step % cfg.eval_every == 0 or step == cfg.steps or reached:
             metrics = run_eval()
             state["metrics"] = _metrics_json(metrics)
             state["curves"].append(
@@ -246,6 +257,9 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
             if bar is not None:
                 bar.update(step, state["curves"][-1]["loss"], metrics[id_bins[0]].accuracy)
             if cfg.early_stop and all(metrics[b].accuracy == 1.0 for b in id_bins):
+                state["stopped_early"] = step < cfg.steps
+                break
+            if reached:
                 state["stopped_early"] = step < cfg.steps
                 break
         elif bar is not None:
@@ -265,6 +279,31 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         save_checkpoint(run_path / FINAL, model, None, state)
         (run_path / CHECKPOINT).unlink(missing_ok=True)
     return state
+
+
+def run_test_sets(config: ExperimentConfig, setup) -> dict:
+    """A run's fixed test sets: name (bin or split) → (batches, count); checks they fit P."""
+    ev = config.eval
+    eval_seed = config.seed if ev.seed is None else ev.seed
+    encoder, P = setup.encoder, setup.positions
+    test_sets = {
+        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
+        for b in setup.test_bins
+    }
+    for name in setup.test_splits:
+        split_set = encoded_test_set(
+            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
+        )
+        # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
+        same = (s for s in test_sets.values() if _same_set(s, split_set))
+        test_sets[name] = next(same, split_set)
+    longest = max(b.input_ids.shape[1] for batches, _ in test_sets.values() for b in batches)
+    if longest > P:
+        raise ValueError(
+            f"task {config.task!r}: a test sequence has {longest} tokens but "
+            f"max_tokens() allows {P}"
+        )
+    return test_sets
 
 
 def _same_set(a, b) -> bool:

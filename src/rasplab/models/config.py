@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from rasplab.errors import RasplabError, unknown_name
 
 MLP_KINDS = ("gelu", "swiglu")
+INITS = ("gpt2", "mup")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ModelConfig:
     swan: bool = False  # SWAN layer pattern
     swan_window: int = 64
     entmax_alpha: float = 1.5
+    init: str = "gpt2"  # gpt2 | mup (transformer.py)
 
     def __post_init__(self) -> None:
         from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
@@ -57,6 +59,8 @@ class ModelConfig:
             raise unknown_name("model.attention", self.attention, ATTENTION_KINDS)
         if self.mlp not in MLP_KINDS:
             raise unknown_name("model.mlp", self.mlp, MLP_KINDS)
+        if self.init not in INITS:
+            raise unknown_name("model.init", self.init, INITS)
         if self.width % self.heads:
             raise RasplabError(
                 f"model.heads ({self.heads}) must divide model.width ({self.width}); "

@@ -163,6 +163,31 @@ def gpt2_init(model: TransformerModel, generator: torch.Generator | None) -> Non
                 nn.init.normal_(module.weight, 0.0, INIT_STD, generator=generator)
 
 
+def mup_init(model: TransformerModel, generator: torch.Generator | None) -> None:
+    """μP initialisation (Yang et al. 2022, Table 3, as used by seed 004 Appendix B).
+
+    Embeddings and learned position tables N(0, 1) (input weights: fan-in 1 per one-hot
+    row); hidden matrices N(0, 1/fan_in); the read-out N(0, 1/fan_in^2); zero biases,
+    LayerNorm ones/zeros. The attention keeps its 1/sqrt(Dh) logit scale (μP's 1/Dh is
+    not applied). Pair it with ``train.param_groups=mup`` for μP's learning rates.
+    """
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                fan_in = module.weight.shape[1]
+                std = 1.0 / fan_in if module is model.head else fan_in**-0.5
+                nn.init.normal_(module.weight, 0.0, std, generator=generator)
+                if module.bias is not None:
+                    module.bias.zero_()
+            elif isinstance(module, nn.Embedding):
+                nn.init.normal_(module.weight, 0.0, 1.0, generator=generator)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.fill_(1.0)
+                module.bias.zero_()
+            elif isinstance(module, CanonConv):
+                nn.init.normal_(module.weight, 0.0, INIT_STD, generator=generator)
+
+
 def build_model(
     config: ModelConfig,
     vocab_size: int,
@@ -171,7 +196,7 @@ def build_model(
     *,
     seed: int | None = None,
 ) -> TransformerModel:
-    """A GPT-2-initialised :class:`TransformerModel`.
+    """A :class:`TransformerModel` initialised GPT-2 style (or μP with ``config.init="mup"``).
 
     ``seed`` fixes the initial weights through ``rasplab.seeding`` (the same seed gives the
     same weights, whatever else was drawn before); None draws them from torch's global
@@ -181,5 +206,5 @@ def build_model(
         raise RasplabError(f"build_model needs a ModelConfig, got {type(config).__name__}")
     model = TransformerModel(config, vocab_size, num_outputs, max_positions)
     generator = None if seed is None else torch_generator(seed, "models", "init")
-    gpt2_init(model, generator)
+    (mup_init if config.init == "mup" else gpt2_init)(model, generator)
     return model

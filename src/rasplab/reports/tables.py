@@ -13,6 +13,7 @@ import csv
 import io
 
 from rasplab.reports.aggregate import GroupSummary, bin_order
+from rasplab.reports.verdicts import verdict_markdown
 
 
 def _fmt(value, digits: int = 4) -> str:
@@ -133,6 +134,30 @@ def _cell(s) -> str:
     return f"{100 * s.mean:.1f} ± {100 * s.std:.1f}"
 
 
+def selection_markdown(db: str) -> list[str]:
+    """Markdown lines: the configurations a selection sweep chose (none without one)."""
+    import json
+    from pathlib import Path
+
+    from rasplab.harness.select import selection_path
+
+    path = selection_path(db)
+    if not Path(path).is_file():
+        return []
+    record = json.loads(Path(path).read_text(encoding="utf-8"))
+    lines = [
+        "## Selected configurations (seed 003, Appendix E.3)",
+        "",
+        "| setting | chosen | how | candidates fitted/run |",
+        "|---|---|---|---|",
+    ]
+    for label, r in sorted(record.items()):
+        chosen = ", ".join(f"{k}={v}" for k, v in r["chosen"].items())
+        fits = f"{r['candidates_fitted']}/{r['candidates_run']}"
+        lines.append(f"| {label} | {chosen} | {r['how']} | {fits} |")
+    return [*lines, ""]
+
+
 def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[str]) -> str:
     """The Markdown summary: per task, accuracy by bin and split, all seeds and fitted seeds."""
     done = sum(r.status == "done" for r in records)
@@ -147,6 +172,8 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
         "in-distribution test bins (the published numbers report only these). `seeds` is",
         "fitted/finished; test examples per bin (and named split, after the bins) in the header.",
         "",
+        *verdict_markdown(groups),
+        *selection_markdown(db),
     ]
     for task in sorted({g.task for g in groups}):
         rows = [g for g in groups if g.task == task]
@@ -183,6 +210,14 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
     if failed:
         lines += ["## Failed runs", ""]
         lines += [f"- `{r.run_id}` {r.task} {r.variant} seed {r.seed}: {r.error}" for r in failed]
+        lines.append("")
+    diverged = [r for r in records if r.status == "diverged"]
+    if diverged:
+        lines += ["## Diverged runs (the loss became NaN or infinite; not in the tables)", ""]
+        lines += [
+            f"- `{r.run_id}` {r.task} {r.variant} seed {r.seed}: at step {r.steps}"
+            for r in diverged
+        ]
         lines.append("")
     if plots:
         lines += ["## Plots", ""] + [f"- [{p}]({p})" for p in plots] + [""]

@@ -1,0 +1,160 @@
+"""Benchmark: runs per CPU-hour, stacked run groups vs one run at a time; prints one JSON object.
+
+    python benchmarks/bench_batched.py [--tasks tomita4,d2,aa_star] [--seeds 5] [--steps 250]
+                                       [--batch-runs 15] [--config configs/fig1_cpu_scale.yaml]
+
+Both sides run the same slice of a sweep config's grid (the tasks given, the config's
+variants, seeds 0..N-1, at most ``--steps`` steps each, early stopping as configured) through
+:func:`rasplab.harness.run_sweep` with one worker, in this process, one thread, into two
+fresh results databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into
+groups of up to K), ``separate`` one run after another. "Separate" in one process is the
+kinder baseline: a sweep with one process per run also pays each process's start-up and
+imports. CPU time is this process's (``time.process_time``). The JSON also reports how
+far the two sides' accuracies differ (they train the same runs, so only float rounding
+separates them).
+
+Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
+"cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., ...}``.
+
+``--fixed`` instead times a fixed amount of work per model size, without early stopping:
+``--batch-runs`` seeds of tomita4 with APE (200 steps of batch 32, one evaluation at the
+end) trained as one group, against 2 of them trained one after another; it prints the CPU
+seconds per run of each side and their ratio for widths 16 (1 layer, 1 head), 32 and 64
+(2 layers, 2 heads).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import torch  # noqa: E402
+
+from rasplab.harness import ResultsStore, run_sweep  # noqa: E402
+from rasplab.harness.sweepconfig import load_sweep, sweep_from_dict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sweep_slice(config: str, tasks: list[str], seeds: int, steps: int) -> dict:
+    """The sweep config cut to ``tasks`` x its variants x seeds, at most ``steps`` steps."""
+    sweep = load_sweep(config)
+    data = {
+        "name": "bench_batched",
+        "base": sweep.base,
+        "grid": {"task": tasks, "variant": sweep.grid["variant"], "seed": list(range(seeds))},
+        "variants": sweep.variants,
+        "overrides": [
+            *sweep.overrides,
+            {"match": {}, "set": {"train.steps": steps, "train.eval_every": min(steps, 250)}},
+        ],
+    }
+    sweep_from_dict(data).expand()  # validates the slice
+    return data
+
+
+def timed(sweep: dict, db: Path, batch_runs: int) -> float:
+    """CPU seconds of one sweep into ``db``."""
+    start = time.process_time()
+    summary = run_sweep(sweep, db, workers=1, progress=False, batch_runs=batch_runs)
+    if summary.failed:
+        raise SystemExit(f"{summary.failed} runs failed in the {batch_runs=} sweep")
+    return time.process_time() - start
+
+
+def fixed_work(batch_runs: int, steps: int = 200) -> dict:
+    """CPU seconds per run, grouped vs one at a time, for three model sizes (no early stop)."""
+    from rasplab.harness.config import experiment_from_dict
+    from rasplab.harness.group import train_group
+    from rasplab.harness.train import train
+
+    out = {}
+    for width, layers, heads in ((16, 1, 1), (32, 2, 2), (64, 2, 2)):
+        configs = [
+            experiment_from_dict(
+                {
+                    "task": "tomita4",
+                    "seed": seed,
+                    "model": {"pe": "ape", "layers": layers, "heads": heads, "width": width},
+                    "train": {
+                        "steps": steps,
+                        "batch_size": 32,
+                        "lr": 3e-3,
+                        "eval_every": steps,
+                        "early_stop": False,
+                    },
+                    "eval": {"size": 200, "batch_size": 200},
+                }
+            )  # fmt: skip
+            for seed in range(batch_runs)
+        ]
+        start = time.process_time()
+        train_group(configs)
+        grouped = (time.process_time() - start) / len(configs)
+        start = time.process_time()
+        for config in configs[:2]:
+            train(config)
+        alone = (time.process_time() - start) / 2
+        out[f"width {width}, {layers} layers"] = {
+            "cpu_s_per_run": {"batched": round(grouped, 2), "separate": round(alone, 2)},
+            "ratio": round(alone / grouped, 2),
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "fig1_cpu_scale.yaml"))
+    parser.add_argument("--tasks", default="tomita4,d2,aa_star")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=250)
+    parser.add_argument("--batch-runs", type=int, default=15)
+    parser.add_argument("--fixed", action="store_true", help="fixed work per model size")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    if args.fixed:
+        result = {"fixed_work": fixed_work(args.batch_runs), "batch_runs": args.batch_runs}
+        print(json.dumps(result | {"load_average": os.getloadavg()[0]}))
+        return
+    sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
+    with tempfile.TemporaryDirectory(prefix="bench_batched_") as tmp:
+        dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
+        cpu = {
+            "batched": timed(sweep, dbs["batched"], args.batch_runs),
+            "separate": timed(sweep, dbs["separate"], 1),
+        }
+        with ResultsStore(dbs["batched"]) as a, ResultsStore(dbs["separate"]) as b:
+            runs = a.runs()
+            diff = max(
+                abs(x - b.get(r.run_id).metrics["bins"][k])
+                for r in runs
+                for k, x in r.metrics["bins"].items()
+            )
+    per_hour = {k: len(runs) / (v / 3600) for k, v in cpu.items()}
+    print(
+        json.dumps(
+            {
+                "runs_per_cpu_hour": {k: round(v, 1) for k, v in per_hour.items()},
+                "ratio": round(per_hour["batched"] / per_hour["separate"], 2),
+                "cpu_seconds": {k: round(v, 1) for k, v in cpu.items()},
+                "runs": len(runs),
+                "batch_runs": args.batch_runs,
+                "tasks": args.tasks.split(","),
+                "seeds": args.seeds,
+                "max_steps": args.steps,
+                "max_accuracy_difference": diff,
+                "load_average": os.getloadavg()[0],
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""CLI subcommands for the quantitative length bound (seed 004): ``rasplab bounds figure | margin``.
+
+``figure 1|2|3 [--quick] [--db PATH] [--out DIR] [--epsilon E] [--json]`` runs (or resumes)
+the figure's sweep (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
+``fig{n}.md`` and ``fig{n}.json`` under ``--out``; ``--json`` prints the summary
+(``figure``, ``slope``, ``intercept``, ``r2``, ``points``, ...). ``margin RUN_DIR`` prints
+γ, L, Δ, τ and Theorem 4.1's N for a finished one-layer run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import typer
+
+bounds_app = typer.Typer(
+    name="bounds",
+    help="Quantitative length-generalization bounds (seed 004): margins and Figures 1-3.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+@bounds_app.command(
+    "figure", short_help="Run (or resume) the runs of Figure 1, 2 or 3 and draw it."
+)
+def figure_command(
+    figure: int = typer.Argument(..., metavar="1|2|3", help="Seed 004 figure number."),
+    quick: bool = typer.Option(
+        False, "--quick", help="The small subset (<= 10 minutes on 2 cores)."
+    ),
+    db: str = typer.Option(
+        None, "--db", metavar="PATH", help="Results store (default OUT/bounds.sqlite)."
+    ),
+    out: str = typer.Option(
+        "runs/bounds", "--out", metavar="DIR", help="Where the PNG, markdown and JSON go."
+    ),
+    epsilon: float = typer.Option(1e-2, "--epsilon", metavar="E", help="Target test MSE for N(ε)."),
+    config: str = typer.Option(None, "--config", metavar="YAML", help="Another sweep config."),
+    workers: int = typer.Option(None, "--workers", metavar="N", help="Worker processes."),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
+) -> None:
+    """Run the figure's sweep and write its PNG, markdown table and JSON summary."""
+    from pathlib import Path
+
+    from rasplab.analysis.bounds.experiments import check_figure, make_figure
+
+    check_figure(figure)
+    db_path = db if db is not None else str(Path(out) / "bounds.sqlite")
+    summary = make_figure(figure, quick, db_path, out, epsilon, workers, not as_json, config)
+    if as_json:
+        print(json.dumps(_finite(summary)))
+    else:
+        print(f"figure {figure}: wrote {out}/fig{figure}.png, .md, .json", file=sys.stderr)
+
+
+@bounds_app.command(
+    "margin", short_help="γ, L, Δ, τ and the predicted N of a trained one-layer run."
+)
+def margin_command(
+    run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="A finished run folder."),
+    epsilon: float = typer.Option(1e-2, "--epsilon", metavar="E", help="Target error ε."),
+    precision_bits: float = typer.Option(
+        24.0, "--precision-bits", metavar="P", help="Bits p of the hardmax term."
+    ),
+    constant: float = typer.Option(1.0, "--constant", metavar="C", help="The O() constant C."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+) -> None:
+    """Theorem 4.1's quantities for the model of RUN_DIR (its whole position table)."""
+    from rasplab.analysis.bounds.experiments import run_bound
+
+    q = run_bound(run_dir, epsilon, precision_bits, constant)
+    if as_json:
+        print(json.dumps(_finite(q)))
+        return
+    for key in ("gamma", "L", "delta", "tau", "predicted_N", "log2_predicted_N"):
+        print(f"{key:18} {q[key]}")
+
+
+def _finite(data):
+    """JSON-safe: infinities become None, recursively."""
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_finite(v) for v in data]
+    return None if isinstance(data, float) and math.isinf(data) else data
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``bounds`` group to ``app``."""
+    app.add_typer(bounds_app, name="bounds")

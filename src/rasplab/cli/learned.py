@@ -1,0 +1,122 @@
+"""CLI for learned transformer programs: ``rasplab learn``.
+
+* ``rasplab learn TASK [key=value ...] --out DIR [--json]`` trains, discretises, decompiles
+  and verifies one run (keys: the fields of :class:`rasplab.learned.LearnConfig`, task
+  options as ``task_options.k=6``); ``--json`` prints ``{"test_accuracy",
+  "program_accuracy", "agreement", "seconds", ...}``.
+* ``rasplab learn --verify DIR`` re-derives ``program.py`` from the saved weights, checks it
+  is the file on disk, and re-runs every program == model check.
+* ``rasplab learn --sweep CONFIG --out DIR [--plot PNG]`` runs a grid (resumable), prints
+  one summary row per setting and, with ``--plot``, draws accuracy by length past training.
+
+A disagreement between program and model exits 1; user errors exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def parse_args(args: list[str]) -> dict:
+    """``TASK key=value ...`` -> config data (values parsed as YAML scalars)."""
+    from rasplab.errors import RasplabError
+    from rasplab.harness.config import parse_override, set_dotted
+
+    if not args or "=" in args[0]:
+        raise RasplabError("give a task first, e.g. rasplab learn rasp_hist epochs=20 --out DIR")
+    data: dict = {"task": args[0]}
+    for arg in args[1:]:
+        key, value = parse_override(arg)
+        if "." in key and not key.startswith("task_options."):
+            raise RasplabError(f"unknown learn key {key!r}; only task_options.* may be dotted")
+        set_dotted(data, key, value)
+    return data
+
+
+def _verify_run(path: str, as_json: bool) -> None:
+    from rasplab.learned.learn import verify_run
+
+    checked = verify_run(path)
+    record = {"run": path, "agreement": 1.0, "positions_checked": checked}
+    print(
+        json.dumps(record) if as_json else f"program == model on {sum(checked.values())} positions"
+    )
+
+
+_ARGS = typer.Argument(None, metavar="TASK [KEY=VALUE]...")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach ``learn``."""
+
+    @app.command("learn")
+    def learn_cmd(
+        args: list[str] = _ARGS,
+        out: str = typer.Option(None, "--out", help="run directory (or sweep folder)"),
+        sweep: str = typer.Option(None, "--sweep", help="YAML grid of runs (resumable)"),
+        verify_dir: str = typer.Option(None, "--verify", help="re-check a saved run directory"),
+        plot: str = typer.Option(None, "--plot", help="with --sweep: accuracy-by-length PNG"),
+        as_json: bool = typer.Option(False, "--json", help="JSON on stdout"),
+        quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
+    ) -> None:
+        """Train a discrete transformer on a RASP task, decompile it, verify program == model."""
+        from rasplab.errors import RasplabError
+        from rasplab.learned.verify import ProgramMismatch
+
+        try:
+            if verify_dir is not None:
+                return _verify_run(verify_dir, as_json)
+            if sweep is not None:
+                return _sweep(sweep, out, as_json, quiet, plot)
+            from rasplab.learned import config_from_dict, learn
+
+            config = config_from_dict(parse_args(args or []))
+            if out is None:
+                raise RasplabError("give --out DIR for the run directory")
+            result = learn(config, out=out, log=None if quiet else _say).result
+        except ProgramMismatch as err:
+            _say(f"rasplab: check failed: {err}")
+            raise typer.Exit(1) from err
+        except RasplabError:
+            raise
+        if as_json:
+            print(json.dumps(result))
+        else:
+            print(
+                f"{config.task}: test accuracy {result['test_accuracy']:.4f}, program accuracy "
+                f"{result['program_accuracy']:.4f}, program == model on "
+                f"{sum(result['positions_checked'].values())} positions, {result['seconds']} s; "
+                f"wrote {out}"
+            )
+
+
+def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | None) -> None:
+    from rasplab.errors import RasplabError
+    from rasplab.learned.sweep import load_sweep, run_sweep, summarize
+
+    if out is None:
+        raise RasplabError("give --out DIR for the sweep's run directories")
+    rows = run_sweep(load_sweep(path), out, log=None if quiet else _say)
+    for row in summarize(rows):
+        print(json.dumps(row) if as_json else _summary_line(row))
+    if plot is not None:
+        from rasplab.learned.plot import plot_by_length
+
+        _say(f"wrote {plot_by_length(rows, plot)}")
+
+
+def _summary_line(row: dict) -> str:
+    s = row["setting"]
+    return (
+        f"{s['task']} L{s['layers']} cat{s['cat_heads']} count{s['count_heads']} mlp{s['mlps']}: "
+        f"best-by-val {row['best_val_test_accuracy']:.4f}, mean {row['mean_test_accuracy']:.4f}"
+        f" ± {row['sd_test_accuracy']:.4f} over {row['seeds']} seeds, program "
+        f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}"
+    )

@@ -1,0 +1,318 @@
+"""K models of one shape as one batched computation: stacked weights, forward, AdamW, clipping.
+
+A run group trains K independent runs whose models have the same parameter shapes (same
+layers, heads, width, vocabulary, outputs and position table). :class:`StackedRuns` holds
+each parameter of the K models stacked along a leading run axis R (``name → [K, ...]``,
+named as in :class:`~rasplab.models.TransformerModel`'s ``state_dict``) and computes
+
+* the forward pass of all K models at once (:meth:`StackedRuns.forward`: one batched matrix
+  product per layer where K separate runs would make K small ones), on the K runs' batches
+  laid out by :func:`token_layout` (examples sorted by length into chunks, so that less of
+  the computation is spent on padding),
+* one AdamW step with each run's own learning rate, weight decay, betas and step count
+  (:meth:`StackedRuns.step`, the update of ``torch.optim.AdamW`` written out elementwise),
+* gradient clipping by each run's own global norm (``clip_grad_norm_`` per run).
+
+Run k's loss depends only on run k's slice of every parameter, so the gradient of the summed
+loss is each run's own gradient: K stacked runs follow the same trajectories as K separate
+ones, up to float rounding (``tests/harness/test_stacked.py`` checks it step by step).
+
+Only the plain architecture stacks (:func:`stackable`): causal, softmax attention, GELU MLP,
+APE or NoPE, no dropout, Canon, SWAN or weight sharing; anything else trains one run at a
+time. Shape letters: R runs, B batch, T positions, H heads, D width, V vocabulary, C outputs.
+
+>>> from rasplab.models import ModelConfig, build_model
+>>> cfg = ModelConfig(pe="ape", layers=1, heads=2, width=8)
+>>> models = [build_model(cfg, 5, 3, 16, seed=s) for s in (0, 1)]
+>>> runs = StackedRuns(models)
+>>> from rasplab.harness.encoding import Batch
+>>> ids = torch.tensor([[1, 2, 3]])
+>>> batch = Batch(ids, ids > 0, ids, ids > 0, None)
+>>> out = runs.forward(token_layout([batch, batch], [0, 0]))     # [R=2, N=3, C=3]
+>>> torch.allclose(out[1], models[1](ids)[0], atol=1e-6)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from rasplab.models.config import ModelConfig
+
+
+def stackable(config: ModelConfig) -> bool:
+    """Whether models of ``config`` can train stacked (the plain architecture only).
+
+    >>> stackable(ModelConfig(pe="nope")), stackable(ModelConfig(pe="rope"))
+    (True, False)
+    """
+    return (
+        config.causal
+        and config.attention == "softmax"
+        and config.mlp == "gelu"
+        and config.pe in ("ape", "nope")
+        and config.dropout == 0
+        and not (config.canon or config.swan or config.universal)
+    )
+
+
+class StackedRuns:
+    """The parameters and AdamW state of K same-shaped models, stacked along a run axis."""
+
+    def __init__(self, models: list[torch.nn.Module]) -> None:
+        if not models:
+            raise ValueError("StackedRuns needs at least one model")
+        first = models[0]
+        for m in models:
+            if not stackable(m.config) or m.config != first.config:
+                raise ValueError("stacked models must share one stackable model config")
+        self.config: ModelConfig = first.config
+        names = [n for n, _ in first.named_parameters()]
+        shapes = {n: p.shape for n, p in first.named_parameters()}
+        for m in models[1:]:
+            if {n: p.shape for n, p in m.named_parameters()} != shapes:
+                raise ValueError("stacked models must have the same parameter shapes")
+        self.names = names
+        self.params = {
+            n: torch.stack([dict(m.named_parameters())[n].detach() for m in models])
+            .clone()
+            .requires_grad_(True)
+            for n in names
+        }
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in self.params.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in self.params.items()}
+        self.steps = torch.zeros(len(models), dtype=torch.float64)  # AdamW step per run
+
+    def __len__(self) -> int:
+        return int(self.steps.shape[0])
+
+    # --- moving runs in and out ---------------------------------------------------------
+
+    def load_run(self, k: int, model: torch.nn.Module, optimizer=None) -> None:
+        """Copy run k's weights (and AdamW state, if ``optimizer`` has any) from its model."""
+        with torch.no_grad():
+            by_param = {}
+            for n, p in model.named_parameters():
+                self.params[n][k].copy_(p.detach())
+                by_param[n] = p
+            if optimizer is None:
+                return
+            for n, p in by_param.items():
+                st = optimizer.state.get(p)
+                if st:
+                    self.exp_avg[n][k].copy_(st["exp_avg"])
+                    self.exp_avg_sq[n][k].copy_(st["exp_avg_sq"])
+                    self.steps[k] = float(st["step"])
+
+    def store_run(self, k: int, model: torch.nn.Module, optimizer=None) -> None:
+        """Copy run k's weights (and AdamW state into ``optimizer``) back into its own model,
+        so that its checkpoint is the one a separate run would write."""
+        with torch.no_grad():
+            for n, p in model.named_parameters():
+                p.copy_(self.params[n][k])
+                if optimizer is not None and self.steps[k] > 0:
+                    optimizer.state[p] = {
+                        "step": torch.tensor(float(self.steps[k])),
+                        "exp_avg": self.exp_avg[n][k].clone(),
+                        "exp_avg_sq": self.exp_avg_sq[n][k].clone(),
+                    }
+
+    def keep(self, rows: list[int]) -> None:
+        """Keep only the runs at ``rows`` (in that order), e.g. after some finished."""
+        index = torch.tensor(rows, dtype=torch.long)
+        with torch.no_grad():
+            self.params = {
+                n: p[index].detach().clone().requires_grad_(True) for n, p in self.params.items()
+            }
+            self.exp_avg = {n: v[index].clone() for n, v in self.exp_avg.items()}
+            self.exp_avg_sq = {n: v[index].clone() for n, v in self.exp_avg_sq.items()}
+            self.steps = self.steps[index].clone()
+
+    # --- forward ------------------------------------------------------------------------
+
+    def forward(self, layout: TokenLayout) -> torch.Tensor:
+        """Outputs [R, N, C] at the tokens of ``layout`` (see :class:`TokenLayout`)."""
+        p, cfg = self.params, self.config
+        R = layout.ids.shape[0]
+        runs = torch.arange(R)[:, None]
+        x = p["embed.weight"][runs, layout.ids]  # [R, N, D]
+        if cfg.pe == "ape":
+            table = p["pe.table.weight"]  # [R, P, D]
+            x = x + table[runs, layout.positions.clamp_max(table.shape[1] - 1)]
+        for i in range(cfg.layers):
+            x = self._block(x, layout, f"blocks.{i}.")
+        x = self._norm(x, "ln_f.")
+        return torch.bmm(x, p["head.weight"].transpose(1, 2))
+
+    def _norm(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
+        """LayerNorm with each run's gain and bias: [R, N, D] -> [R, N, D]."""
+        w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, D]
+        return torch.addcmul(b[:, None, :], F.layer_norm(x, x.shape[-1:]), w[:, None, :])
+
+    def _linear(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
+        """Each run's affine map: x [R, N, in] -> [R, N, out] (one batched product)."""
+        w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, out, in]
+        return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
+
+    def _block(self, x: torch.Tensor, layout: TokenLayout, prefix: str) -> torch.Tensor:
+        """One pre-LN block of every run: x [R, N, D] -> [R, N, D].
+
+        Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
+        chunk one causal attention call over all runs; everything else is position-wise.
+        """
+        R, N, D = x.shape
+        H = self.config.heads
+        qkv = self._linear(self._norm(x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
+        parts = []
+        sizes = [rows * T for _, rows, T in layout.chunks]
+        # split, not slices: the backward of a slice fills a zero tensor of the whole width
+        for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
+            chunk = piece.reshape(R * rows, T, 3, H, D // H)
+            q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
+        a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+        x = x + self._linear(a, prefix + "attn.out.")
+        h = self._norm(x, prefix + "ln2.")
+        return x + self._linear(F.gelu(self._linear(h, prefix + "mlp.up.")), prefix + "mlp.down.")
+
+    # --- optimisation -------------------------------------------------------------------
+
+    def zero_grad(self) -> None:
+        """Drop the gradients of every stacked parameter."""
+        for p in self.params.values():
+            p.grad = None
+
+    def clip(self, max_norm: torch.Tensor) -> None:
+        """Scale each run's gradients to global norm at most ``max_norm`` [R] (0: no clip)."""
+        sq = sum(
+            p.grad.pow(2).reshape(len(self), -1).sum(1)
+            for p in self.params.values()
+            if p.grad is not None
+        )
+        coef = (max_norm / (sq.sqrt() + 1e-6)).clamp(max=1.0)
+        coef = torch.where(max_norm > 0, coef, torch.ones_like(coef))
+        for p in self.params.values():
+            if p.grad is not None:
+                p.grad.mul_(coef.view(-1, *([1] * (p.dim() - 1))))
+
+    def step(
+        self,
+        lr: torch.Tensor,
+        weight_decay: torch.Tensor,
+        beta1: torch.Tensor,
+        beta2: torch.Tensor,
+        eps: float = 1e-8,
+    ) -> None:
+        """One AdamW step of every run (each argument [R], one value per run).
+
+        Weight decay applies to matrices only (a run's 2-D+ parameters), as in the separate
+        trainer's parameter groups; the update is ``torch.optim.AdamW``'s, elementwise.
+        """
+        self.steps += 1
+        bc1 = 1 - beta1.double() ** self.steps
+        bc2 = 1 - beta2.double() ** self.steps
+        with torch.no_grad():
+            for n, p in self.params.items():
+                g = p.grad
+                if g is None:
+                    continue
+                view = _run_view(p)
+                if p.dim() >= 3:  # a matrix of each run
+                    p.mul_(1 - view(lr * weight_decay))
+                m, v = self.exp_avg[n], self.exp_avg_sq[n]
+                m.lerp_(g, view(1 - beta1))
+                v.mul_(view(beta2)).add_(g * g * view(1 - beta2))
+                denom = (v.sqrt() / view(bc2.sqrt())).add_(eps)
+                p.sub_(m / denom * view(lr / bc1))
+
+
+def _run_view(p: torch.Tensor):
+    """A function viewing a [R] tensor as [R, 1, ...] in ``p``'s dtype, to scale ``p``."""
+    shape = (-1, *([1] * (p.dim() - 1)))
+    return lambda t: t.to(p.dtype).view(shape)
+
+
+@dataclass
+class TokenLayout:
+    """K runs' training batches laid out as one token axis N, in chunks of similar length.
+
+    Each run's examples are sorted by length and cut into chunks of ``rows`` examples; chunk
+    c holds, for every run, its c-th group of rows, each right-padded to the chunk's length
+    ``T`` (the longest row of that chunk over all runs), flattened row by row. A chunk is
+    thus ``rows * T`` consecutive tokens of the N axis, and attention runs on it as
+    ``[R * rows, T]`` causal sequences; position-wise layers run on all N tokens at once.
+    Sorting and chunking only move padding: the real tokens and what each attends to are
+    those of the run's own batch.
+    """
+
+    ids: torch.Tensor  # [R, N] token ids (each run's pad id at padding)
+    positions: torch.Tensor  # [R, N] APE position (offset + t) of each token
+    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored
+    scored: torch.Tensor  # [R, N] bool
+    chunks: list  # (start, rows, T) per chunk
+
+
+def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> TokenLayout:
+    """Lay out K same-size batches (:class:`~rasplab.harness.encoding.Batch`) as
+    :class:`TokenLayout` with chunks of ``chunk_rows`` examples.
+
+    >>> from rasplab.harness.encoding import Batch
+    >>> ids = torch.tensor([[5, 0, 0], [6, 7, 8]])
+    >>> b = Batch(ids, ids > 0, ids, ids > 0, None)
+    >>> lay = token_layout([b, b], [0, 0], chunk_rows=1)
+    >>> lay.chunks, lay.ids[0].tolist()
+    ([(0, 1, 1), (1, 1, 3)], [5, 6, 7, 8])
+    """
+    B = batches[0].input_ids.shape[0]
+    orders = [torch.argsort(b.pad_mask.sum(1), stable=True) for b in batches]
+    lengths = torch.stack([b.pad_mask.sum(1)[o] for b, o in zip(batches, orders)])  # [R, B]
+    chunks, start = [], 0
+    for lo in range(0, B, chunk_rows):
+        rows = min(chunk_rows, B - lo)
+        T = int(lengths[:, lo : lo + rows].max())
+        chunks.append((start, rows, T))
+        start += rows * T
+    fields = {"ids": [], "positions": [], "targets": [], "scored": []}
+    for b, order, pad in zip(batches, orders, pad_ids):
+        offsets = b.offsets[order] if b.offsets is not None else torch.zeros(B, dtype=torch.long)
+        parts = {k: [] for k in fields}
+        for (_, rows, T), lo in zip(chunks, range(0, B, chunk_rows)):
+            sel = order[lo : lo + rows]
+            width = min(T, b.input_ids.shape[1])
+            grow = T - width
+            ids = F.pad(b.input_ids[sel, :width], (0, grow), value=pad)
+            parts["ids"].append(ids.reshape(-1))
+            parts["positions"].append((offsets[lo : lo + rows, None] + torch.arange(T)).reshape(-1))
+            parts["targets"].append(
+                F.pad(b.targets[sel, :width], (0, grow), value=-100).reshape(-1)
+            )
+            parts["scored"].append(F.pad(b.scored[sel, :width], (0, grow), value=False).reshape(-1))
+        for k in fields:
+            fields[k].append(torch.cat(parts[k]))
+    return TokenLayout(**{k: torch.stack(v) for k, v in fields.items()}, chunks=chunks)
+
+
+def per_run(values: list[float]) -> torch.Tensor:
+    """A float [R] tensor of one hyper-parameter value per run.
+
+    >>> per_run([1e-3, 3e-3]).tolist() == [1e-3, 3e-3]
+    True
+    """
+    return torch.tensor(values, dtype=torch.float64)
+
+
+def stacked_loss(outputs: torch.Tensor, layout: TokenLayout) -> torch.Tensor:
+    """Each run's mean cross-entropy over its scored tokens: [R] (sum it to backprop).
+
+    ``outputs`` [R, N, C] at the tokens of ``layout``.
+    """
+    R, N, C = outputs.shape
+    ce = F.cross_entropy(
+        outputs.reshape(-1, C), layout.targets.reshape(-1).clamp(min=0), reduction="none"
+    ).view(R, N)
+    ce = torch.where(layout.scored, ce, torch.zeros_like(ce))
+    return ce.sum(1) / layout.scored.sum(1).clamp(min=1)

@@ -1,0 +1,62 @@
+"""The length-generalization plot of a learned-program sweep: accuracy of the discretised
+model at each length past training, mean and spread over seeds, one line per task and
+training length."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from rasplab.files import publish
+
+
+def by_length_series(rows: list[dict]) -> dict[str, dict[int, list[float]]]:
+    """``{"task (n=10)": {length: [accuracy per seed]}}`` from sweep rows with ``by_length``.
+
+    >>> rows = [{"task": "rasp_hist", "by_length": {"11": {"model": 0.5}}, "trained_up_to": 10}]
+    >>> by_length_series(rows)
+    {'rasp_hist (n=10)': {11: [0.5]}}
+    """
+    series: dict[str, dict[int, list[float]]] = {}
+    for row in rows:
+        if not row.get("by_length"):
+            continue
+        label = f"{row['task']} (n={row['trained_up_to']})"
+        for length, acc in row["by_length"].items():
+            series.setdefault(label, {}).setdefault(int(length), []).append(acc["model"])
+    return series
+
+
+def plot_by_length(rows: list[dict], path: str | Path) -> Path:
+    """Write the PNG (atomically) and return its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, points in sorted(by_length_series(rows).items()):
+        xs = sorted(points)
+        means = [statistics.fmean(points[x]) for x in xs]
+        sds = [statistics.stdev(points[x]) if len(points[x]) > 1 else 0.0 for x in xs]
+        ax.errorbar(xs, means, yerr=sds, marker="o", capsize=3, label=label)
+    ax.set_xlabel("test length (symbols)")
+    ax.set_ylabel("accuracy per position")
+    ax.set_title("discretised model (= program), past the training length", fontsize=9)
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(suffix=".png", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120)
+        publish(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path

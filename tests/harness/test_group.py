@@ -1,0 +1,161 @@
+"""Stacked run groups: K runs trained together equal the same K runs trained separately."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+from rasplab.errors import RasplabError
+from rasplab.harness import ResultsStore, run_sweep
+from rasplab.harness.checkpoint import read_checkpoint
+from rasplab.harness.config import experiment_from_dict
+from rasplab.harness.group import _Member, plan_groups, train_group
+from rasplab.harness.setup import FINAL
+from rasplab.harness.train import train
+
+
+def _configs(tiny, rows):
+    """Configs from (task, seed, lr, pe, steps) rows around the tiny base config."""
+    out = []
+    for task, seed, lr, pe, steps in rows:
+        data = copy.deepcopy(tiny)
+        data.update(task=task, seed=seed)
+        data["model"].update(pe=pe, layers=2, heads=2, width=16)
+        data["train"].update(lr=lr, steps=steps, eval_every=5, early_stop=False)
+        out.append(experiment_from_dict(data))
+    return out
+
+
+def _same(grouped, separate):
+    """Assert that two results agree: curves (losses), metrics and step counts."""
+    assert grouped.steps == separate.steps
+    assert grouped.bins == separate.bins
+    assert len(grouped.curves) == len(separate.curves)
+    for a, b in zip(grouped.curves, separate.curves):
+        assert a["step"] == b["step"]
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-4, abs=1e-6)
+
+
+ROWS = [
+    ("toy_majority", 0, 0.01, "ape", 15),
+    ("toy_copy", 1, 0.003, "ape", 20),  # same vocabulary and outputs, another task
+    ("toy_majority", 2, 0.01, "ape", 10),  # stops earlier: the group goes on without it
+]
+
+
+def test_group_equals_separate_runs_step_by_step(tiny):
+    configs = _configs(tiny, ROWS)
+    grouped = train_group(configs)
+    for config, result in zip(configs, grouped):
+        _same(result, train(config))
+
+
+def test_group_with_the_regularizer_equals_separate_runs(tiny):
+    configs = _configs(tiny, ROWS[:2])
+    configs = [
+        experiment_from_dict(
+            {**c.to_dict(), "train": {**c.to_dict()["train"], "pe_penalty": 10.0,
+                                      "weight_penalty": 0.01}}
+        )
+        for c in configs
+    ]  # fmt: skip
+    for config, result in zip(configs, train_group(configs)):
+        alone = train(config)
+        _same(result, alone)
+        plain = train(experiment_from_dict({**config.to_dict(), "train": {
+            **config.to_dict()["train"], "pe_penalty": 0.0, "weight_penalty": 0.0}}))  # fmt: skip
+        assert plain.curves[0]["loss"] != pytest.approx(alone.curves[0]["loss"], rel=1e-6)
+
+
+def test_weights_after_a_group_equal_separate_weights(tiny, tmp_path):
+    configs = _configs(tiny, ROWS[:2])
+    first = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])
+    again = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])  # finished: no training
+    assert [(r.steps, r.bins, r.curves) for r in again] == [
+        (r.steps, r.bins, r.curves) for r in first
+    ]
+    for i, config in enumerate(configs):
+        train(config, run_dir=tmp_path / f"s{i}")
+        grouped, _ = read_checkpoint(tmp_path / f"g{i}" / FINAL)
+        alone, _ = read_checkpoint(tmp_path / f"s{i}" / FINAL)
+        assert grouped.keys() == alone.keys()
+        # Adam divides by sqrt(v): where a gradient is ~0, float noise moves a weight by a
+        # fraction of one step (lr 0.01); a wrong update would be off by whole steps
+        for name in alone:
+            torch.testing.assert_close(grouped[name], alone[name], rtol=1e-3, atol=2e-4)
+
+
+def test_a_group_killed_midway_resumes_alone_or_grouped(tiny, tmp_path, monkeypatch):
+    configs = _configs(tiny, ROWS[:2])
+    dirs = [tmp_path / "r0", tmp_path / "r1"]
+    real = _Member.checkpoint
+    calls = []
+
+    def checkpoint_then_die(self):
+        real(self)
+        calls.append(1)
+        if len(calls) == 2:  # both runs have a checkpoint at step 5
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_Member, "checkpoint", checkpoint_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train_group(configs, dirs)
+    monkeypatch.setattr(_Member, "checkpoint", real)
+    resumed_alone = train(configs[0], run_dir=dirs[0])  # the checkpoint is the separate format
+    resumed_group = train_group(configs[1:], dirs[1:])[0]
+    _same(resumed_alone, train(configs[0]))
+    _same(resumed_group, train(configs[1]))
+
+
+def test_incompatible_runs_are_split_never_mixed(tiny):
+    configs = _configs(
+        tiny, [("toy_majority", 0, 0.01, "ape", 5), ("toy_next_set", 0, 0.01, "ape", 5)]
+    )
+    assert [len(g) for g in plan_groups(configs, 4)] == [1, 1]
+    with pytest.raises(RasplabError, match="must share"):
+        train_group(configs)
+
+
+def test_sweep_with_batch_runs_stores_what_separate_runs_store(tiny, tmp_path):
+    sweep = {
+        "name": "grouped",
+        "base": {**tiny, "train": {**tiny["train"], "steps": 9, "device": "auto"}},
+        "grid": {"task": ["toy_majority", "toy_copy", "toy_next_set"], "seed": [0, 1]},
+        # a run that cannot stack trains alone in the same sweep
+        "overrides": [{"match": {"task": "toy_next_set", "seed": 1}, "set": {"model.pe": "rope"}}],
+    }
+    grouped = run_sweep(sweep, tmp_path / "g.sqlite", workers=1, progress=False, batch_runs=4)
+    separate = run_sweep(sweep, tmp_path / "s.sqlite", workers=1, progress=False)
+    assert grouped.executed == separate.executed == 6 and grouped.failed == 0
+    again = run_sweep(sweep, tmp_path / "g.sqlite", workers=1, progress=False, batch_runs=4)
+    assert again.executed == 0 and again.skipped == 6
+    with ResultsStore(tmp_path / "g.sqlite") as g, ResultsStore(tmp_path / "s.sqlite") as s:
+        for run_id in grouped.run_ids:
+            assert g.get(run_id).metrics["bins"] == s.get(run_id).metrics["bins"]
+
+
+@pytest.mark.parametrize("bad", [0, -2])
+def test_batch_runs_below_one_is_refused(tiny, tmp_path, bad):
+    sweep = {"base": tiny, "grid": {"seed": [0]}}
+    with pytest.raises(RasplabError, match="--batch-runs must be at least 1"):
+        run_sweep(sweep, tmp_path / "x.sqlite", progress=False, batch_runs=bad)
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+@pytest.mark.parametrize("bad", ["0", "-1"])
+def test_cli_batch_runs_below_one_is_one_line_and_exit_2(tiny, tmp_path, capsys, bad):
+    import yaml
+
+    from rasplab.cli import main
+
+    config = tmp_path / "s.yaml"
+    config.write_text(yaml.safe_dump({"base": tiny, "grid": {"seed": [0]}}))
+    db = tmp_path / "x.sqlite"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(config), "--db", str(db), "--batch-runs", bad, "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2
+    assert len(err.splitlines()) == 1 and "--batch-runs must be at least 1" in err
+    assert not db.exists()

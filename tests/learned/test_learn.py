@@ -1,0 +1,45 @@
+"""The orchestrator's measurements: accuracy past the training length, whole-sequence
+accuracy, the length-generalization plot."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from rasplab.learned import LearnConfig, learn
+from rasplab.learned.data import IGNORE, UNKNOWN, Batch
+from rasplab.learned.plot import plot_by_length
+from rasplab.learned.train import accuracy, sequence_accuracy
+
+TINY = dict(
+    cat_heads=0, count_heads=1, mlps=0, epochs=3, train_n=400, val_n=100, test_n=100,
+    verify_length=2, random_checks=30,
+)  # fmt: skip
+
+
+def test_by_length_scores_model_and_program_past_training_and_they_agree():
+    done = learn(LearnConfig(task="rasp_hist", test_beyond=3, test_per_length=40, **TINY))
+    by_length = done.result["by_length"]
+    assert list(by_length) == ["8", "9", "10"]  # rasp_hist trains on 1..7 symbols
+    for row in by_length.values():
+        assert row["examples"] == 40 and 0.0 <= row["model"] <= 1.0
+        assert row["model"] == row["program"]  # program == model holds past training too
+
+
+def test_sequence_accuracy_needs_every_scored_position_and_ignores_filler():
+    targets = torch.tensor([[IGNORE, 1, 2], [IGNORE, 1, IGNORE], [IGNORE, UNKNOWN, 0]])
+    batch = Batch(torch.zeros(3, 3, dtype=torch.long), torch.ones(3, 3, dtype=torch.bool), targets)
+    pred = torch.tensor([[0, 1, 0], [5, 1, 5], [0, 0, 0]])
+    assert sequence_accuracy(pred, batch) == pytest.approx(
+        1 / 3
+    )  # only the second row is wholly right
+    assert accuracy(pred, batch) == 3 / 5  # a label the model has no class for is wrong
+
+
+def test_plot_by_length_writes_a_png(tmp_path):
+    rows = [
+        {"task": "rasp_hist", "trained_up_to": 7, "by_length": {"8": {"model": 0.5}}},
+        {"task": "rasp_hist", "trained_up_to": 7, "by_length": {"8": {"model": 0.7}}},
+    ]
+    path = plot_by_length(rows, tmp_path / "p.png")
+    assert path.read_bytes()[:4] == b"\x89PNG" and [p.name for p in tmp_path.iterdir()] == ["p.png"]
