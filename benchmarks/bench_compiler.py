@@ -15,9 +15,10 @@ Sections:
   random_differential  N random (program, input) pairs (default 10,000), compiled vs
                   interpreted on every variable at every layer, in float32 and float64.
 
-ALTA's figures were measured on this kind of machine for rasplab's design notes (lead's
-measurements; see shared/references/alta.md); they are constants here, NOT measured by this
-script.
+ALTA's figures come from running ALTA's public code on this kind of machine (measured for
+rasplab's design notes); they are constants here, NOT measured by this script. Both addition
+programs are set beside ALTA's addition: ``addition_alta`` is the same program, ``addition``
+the compact one for the same task.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def program_sizes(repeats: int) -> dict:
             times.append(time.perf_counter() - start)
         stats = model_stats(model, program)
         stats["compile_seconds"] = round(statistics.median(times), 4)
-        alta = ALTA.get(name)
+        alta = ALTA.get(name.removesuffix("_alta"))
         if alta is not None:
             stats["alta"] = alta
             stats["ratio_to_alta"] = {
