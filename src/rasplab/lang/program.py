@@ -26,13 +26,20 @@ position 0) on purpose use it, and say so.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rasplab.errors import RasplabError
 from rasplab.lang.heads import RELATIVE_QK, RELATIVE_QK_VAR, HeadSpec
-from rasplab.lang.rules import MLPBuilder, Rule, rules_from_function
+from rasplab.lang.rules import (
+    MLPBuilder,
+    Rule,
+    UnusedHeadReadWarning,
+    rules_from_function,
+    unused_head_reads,
+)
 from rasplab.lang.variables import Var, numeric_var, var
 
 UNDEFINED_MODES = ("raise", "no_match")
@@ -159,6 +166,32 @@ def _head_output_spec(name: str, head: HeadSpec, value: Var) -> Var:
     return numeric_var(values=value.values)
 
 
+def _traced(
+    fn: Callable[[Any], None],
+    variables: dict[str, Var],
+    readable: dict[str, Var],
+    heads: dict[str, HeadSpec],
+    head_outputs: dict[str, Var],
+) -> list[Rule]:
+    """``fn``'s rules; an :class:`UnusedHeadReadWarning` if an update reads a head output it
+    never uses (it then cannot fire where that head output is undefined)."""
+    rules = rules_from_function(fn, variables, readable)
+    selection = {n: (h.query, h.key, h.relative, head_outputs[n].kind) for n, h in heads.items()}
+    pairs = unused_head_reads(rules, head_outputs, selection=selection)
+    if pairs:
+        listed = "; ".join(f"{v!r} reads {h!r}" for v, h in pairs)
+        warnings.warn(
+            f"MLP function {getattr(fn, '__name__', fn)!r}: the update of {listed} but writes "
+            "the same value whatever it holds, so the update never fires where the head "
+            "output is undefined (undefined='raise' fails there instead). Move the update "
+            "out of the branch that reads the head output, or into its own function "
+            "(mlp=[f1, f2, ...])",
+            UnusedHeadReadWarning,
+            stacklevel=4,  # the caller of program()
+        )
+    return rules
+
+
 def program(
     variables: Mapping[str, Var],
     heads: Mapping[str, HeadSpec],
@@ -246,11 +279,11 @@ def program(
         mlp.fn(m)
         rules = m.rules
     elif callable(mlp):
-        rules = rules_from_function(mlp, variables, readable)
+        rules = _traced(mlp, variables, readable, heads, head_outputs)
     else:
         rules = list(mlp)
         if rules and all(callable(f) and not isinstance(f, Builder) for f in rules):
-            rules = [r for f in rules for r in rules_from_function(f, variables, readable)]
+            rules = [r for f in rules for r in _traced(f, variables, readable, heads, head_outputs)]
     for r in rules:
         if not isinstance(r, Rule):
             raise RasplabError(
