@@ -67,3 +67,13 @@ def test_library_programs_build_without_the_warning(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnusedHeadReadWarning)
         get_program(name).program()
+
+
+def test_describe_counts_the_rules_of_each_mlp_function():
+    split = _build([seen, done])
+    readable = split.all_variables
+    alone = [len(rules_from_function(f, split.variables, readable)) for f in (seen, done)]
+    lines = split.describe().splitlines()
+    assert lines[2] == f"  update rules per MLP function: seen {alone[0]}, done {alone[1]}"
+    assert sum(alone) == len(split.rules)
+    assert split.with_rules(split.rules[:1]).rule_sources == ()  # no longer per function

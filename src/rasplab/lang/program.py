@@ -92,6 +92,9 @@ class Program:
     name: str = "program"
     token_table: dict[str, tuple] = field(default_factory=dict, repr=False)
     undefined: str = "raise"
+    rule_sources: tuple[tuple[str, int], ...] = ()
+    """``(MLP function or builder name, rules it produced)`` in rule order; empty for a list
+    of Rules or after :meth:`with_rules`."""
 
     @property
     def all_variables(self) -> dict[str, Var]:
@@ -129,6 +132,9 @@ class Program:
             + (", causal" if self.causal else "")
             + f", undefined={self.undefined}",
         ]
+        if self.rule_sources:
+            per = ", ".join(f"{name} {n}" for name, n in self.rule_sources)
+            lines.append(f"  update rules per MLP function: {per}")
         for name, v in self.all_variables.items():
             detail = f"range {v.range}" if v.range is not None else f"values {v.values}"
             lines.append(f"  var {name}: {v.kind}, {detail}, init {v.init}")
@@ -274,16 +280,23 @@ def program(
         head_outputs[hname] = _head_output_spec(hname, h, v)
 
     readable = {**variables, **head_outputs}
+    sources: list[tuple[str, int]] = []
     if isinstance(mlp, Builder):
         m = MLPBuilder(readable)
         mlp.fn(m)
         rules = m.rules
-    elif callable(mlp):
-        rules = _traced(mlp, variables, readable, heads, head_outputs)
+        sources.append((getattr(mlp.fn, "__name__", "builder"), len(rules)))
     else:
-        rules = list(mlp)
-        if rules and all(callable(f) and not isinstance(f, Builder) for f in rules):
-            rules = [r for f in rules for r in _traced(f, variables, readable, heads, head_outputs)]
+        functions = [mlp] if callable(mlp) else list(mlp)
+        if functions and all(callable(f) and not isinstance(f, Builder) for f in functions):
+            rules = []
+            for f in functions:
+                rules += _traced(f, variables, readable, heads, head_outputs)
+                sources.append(
+                    (getattr(f, "__name__", "mlp"), len(rules) - sum(n for _, n in sources))
+                )
+        else:
+            rules = functions
     for r in rules:
         if not isinstance(r, Rule):
             raise RasplabError(
@@ -334,4 +347,5 @@ def program(
         name,
         table,
         undefined,
+        tuple(sources),
     )
