@@ -32,7 +32,7 @@ from rasplab.seeding import generator  # noqa: E402
 
 ALTA_REFERENCE = {
     "note": "ALTA's published implementation as measured for rasplab's design notes "
-    "(shared/references); NOT measured by this script",
+    "(ALTA-shaped addition); NOT measured by this script",
     "parity_20_bits_ms_per_sequence": 7.6,
     "addition_8_digits_ms_per_sequence": 40.0,
     "scan_seconds_per_command": [2.0, 22.0],
