@@ -51,8 +51,9 @@ def register(app: typer.Typer) -> None:
             save_hooked,
             to_hooked_transformer,
         )
-        from rasplab.compiler.verify import compile_entry, compile_for
+        from rasplab.compiler.verify import compile_for
         from rasplab.programs import get_program
+        from rasplab.programs.verify import compile_entry
 
         if to not in TARGETS:
             raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
