@@ -291,10 +291,9 @@ def program(
         if functions and all(callable(f) and not isinstance(f, Builder) for f in functions):
             rules = []
             for f in functions:
-                rules += _traced(f, variables, readable, heads, head_outputs)
-                sources.append(
-                    (getattr(f, "__name__", "mlp"), len(rules) - sum(n for _, n in sources))
-                )
+                part = _traced(f, variables, readable, heads, head_outputs)
+                rules += part
+                sources.append((getattr(f, "__name__", "mlp"), len(part)))
         else:
             rules = functions
     for r in rules:
