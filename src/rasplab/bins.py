@@ -5,6 +5,10 @@
 (51, 100, '51-100', True)
 >>> Bin.parse("7")
 Bin(lo=7, hi=7)
+>>> Bin.parse("100000000-100000001")
+Traceback (most recent call last):
+...
+rasplab.errors.RasplabError: bin 100000000-100000001 reaches beyond the longest length rasplab handles (100,000); give a bin within 0-100000
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ import re
 from dataclasses import dataclass
 
 from rasplab.errors import RasplabError
+
+MAX_LENGTH = 100_000
+"""The longest length a bin may reach: longer sequences take minutes and gigabytes to
+generate, run or compile, and are refused up front with this limit in the message."""
 
 _BIN = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
@@ -28,6 +36,11 @@ class Bin:
         if self.lo < 0 or self.hi < self.lo:
             raise RasplabError(
                 f"bin {self.lo}-{self.hi} is empty or negative; write A-B with 0 <= A <= B"
+            )
+        if self.hi > MAX_LENGTH:
+            raise RasplabError(
+                f"bin {self.lo}-{self.hi} reaches beyond the longest length rasplab handles "
+                f"({MAX_LENGTH:,}); give a bin within 0-{MAX_LENGTH}"
             )
 
     @classmethod

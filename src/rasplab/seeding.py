@@ -15,6 +15,29 @@ import zlib
 
 import numpy as np
 
+from rasplab.errors import RasplabError
+
+MAX_SEED = 2**63 - 1
+"""The largest seed (it is stored as a 64-bit integer in the results store)."""
+
+
+def check_seed(seed: object, what: str = "seed") -> int:
+    """``seed`` as an int, or one RasplabError naming the allowed range (the one check every
+    command and API uses).
+
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: seed must be an integer from 0 to 2**63-1; got -1
+    """
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= seed <= MAX_SEED
+    ):
+        raise RasplabError(f"{what} must be an integer from 0 to 2**63-1; got {seed!r}")
+    return int(seed)
+
 
 def seed_words(seed: int, *names: object) -> list[int]:
     """The entropy words for ``(seed, *names)``: the seed, then a CRC32 per name.
@@ -22,9 +45,7 @@ def seed_words(seed: int, *names: object) -> list[int]:
     >>> seed_words(3, "a")
     [3, 3904355907]
     """
-    if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return [int(seed)] + [zlib.crc32(str(n).encode()) for n in names]
+    return [check_seed(seed)] + [zlib.crc32(str(n).encode()) for n in names]
 
 
 def generator(seed: int, *names: object) -> np.random.Generator:

@@ -158,6 +158,11 @@ def test_cli_minimal_prints_one_json_object(capsys):
             "parity_sum_mod_2",
             *("--train-lengths", "0-40", "--test-lengths", "3-4", "--samples", "10000000000"),
         ],
+        ["scan", "-o", "split=mcd9"],
+        ["scan", "-o", "split=length", "--train-lengths", "1-3"],
+        ["parity_sum_mod_2", "-o", "split=length"],
+        ["scan", "-o", "oops"],
+        ["scan"],
     ],
 )
 def test_cli_minimal_bad_input_exits_2(capsys, args):

@@ -30,7 +30,7 @@ def test_user_program_from_a_file(tmp_path, capsys):
         "def shift():\n"
         "    return program({'tok': input_var(2), 'out': var(2)},\n"
         "                   {'left': v_relative('tok', -1)}, step, 'out', 2, max_layers=1,\n"
-        "                   undefined='no_match')\n"
+        "                   undefined='no_match')  # position 0 has no left neighbour\n"
     )
     out = tmp_path / "p.html"
     code, _ = _run(capsys, "explore", f"{src}:shift", "--input", "1 0 1", "--out", str(out))

@@ -56,6 +56,10 @@ def test_corrupt_or_missing_model_is_one_clear_error(tmp_path):
     d = save_compiled(model, tmp_path / "m", entry="parity_sequential_relative")
     spec = json.loads((d / "model.json").read_text())
     (d / "model.json").write_text(json.dumps({**spec, "input_range": 7}))
+    with pytest.raises(RasplabError, match="do not belong together"):  # the digest
+        load_compiled(d)
+    undigested = {k: v for k, v in spec.items() if k != "digest"}  # as saved before digests
+    (d / "model.json").write_text(json.dumps({**undigested, "input_range": 7}))
     with pytest.raises(RasplabError, match="tok_emb has shape"):
         load_compiled(d)
     (d / "model.json").write_text("{not json")

@@ -108,5 +108,7 @@ def test_scan_task_format_and_splits():
     simple = get_task("scan", split="simple")
     assert len(simple.dataset("train")) == 16728
     assert task.num_positions() == 9 + 3 + 48
-    with pytest.raises(RasplabError):
-        get_task("scan", split="mcd1")
+    with pytest.raises(RasplabError, match="split must be one of"):
+        get_task("scan", split="mcd9")
+    with pytest.raises(RasplabError, match="split_seed"):
+        get_task("scan", split="simple", split_seed=-1)

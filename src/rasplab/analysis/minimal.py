@@ -119,7 +119,7 @@ class MinimalResult:
     program: Program
     full: Program
     used: Usage
-    lengths: Bin
+    lengths: Bin | None
     inputs: int
     exhaustive: bool
 
@@ -151,6 +151,20 @@ def minimize(
     random ones drawn from ``seed``); ``options`` go to the program's builder."""
     lengths = entry.check_lengths(lengths)
     texts, exhaustive = entry.inputs(lengths, _samples(samples), seed, "train")
+    return minimize_on(entry, texts, lengths, exhaustive, **options)
+
+
+def minimize_on(
+    entry: LibraryProgram,
+    texts: Sequence[str],
+    lengths: Bin | None = None,
+    exhaustive: bool = True,
+    **options,
+) -> MinimalResult:
+    """The minimal version of ``entry``'s program w.r.t. the training inputs ``texts`` (e.g. a
+    task split's training commands); ``lengths`` and ``exhaustive`` only describe them."""
+    if not texts:
+        raise RasplabError("a minimal program needs at least one training input; got none")
     full = entry.program(**options)
     used = usage(full, _encoded(entry, texts))
     return MinimalResult(restrict(full, used), full, used, lengths, len(texts), exhaustive)
@@ -208,3 +222,9 @@ def evaluate_minimal(
     texts, exhaustive = entry.inputs(lengths, _samples(samples), seed, "test")
     correct, failed = score(entry, minimal, texts)
     return MinimalEvaluation(correct, len(texts), failed, exhaustive)
+
+
+def evaluate_on(entry: LibraryProgram, minimal: Program, texts: Sequence[str]) -> MinimalEvaluation:
+    """Run ``minimal`` on the given test inputs (e.g. a task split's test commands)."""
+    correct, failed = score(entry, minimal, texts)
+    return MinimalEvaluation(correct, len(texts), failed, True)

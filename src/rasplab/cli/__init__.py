@@ -6,7 +6,10 @@ and exit 2; a failed check exits 1; success exits 0. See ``docs/cli.md``.
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -68,8 +71,44 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def quiet_broken_pipe(run: Callable[[], None]) -> None:
+    """Run ``run``; when the reader of stdout goes away (``rasplab data ... | head``), exit 0
+    quietly (stdout is pointed at /dev/null, so that the final flush cannot complain); any other
+    failure to write stdout (a full disk) is one line and exit 2."""
+    try:
+        run()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        sys.exit(0)
+    except SystemExit as done:
+        # typer turns EPIPE into exit 1 after wrapping stdout in click's PacifyFlushWrapper
+        if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _silence_stdout()
+            sys.exit(0)
+        raise
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+            raise
+        _silence_stdout()
+        print(f"rasplab: error: cannot write the output: {err.strerror}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null (nothing more can be written to the real one)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app, mapping user errors to one line and exit 2."""
+    quiet_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: list[str] | None) -> None:
+    """Run the app; user errors become one line and exit 2."""
     try:
         rv = app(args=argv, standalone_mode=False, prog_name="rasplab")
     except RasplabError as err:
@@ -85,5 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"rasplab: error: {message}", file=sys.stderr)
         sys.exit(2)
     except BrokenPipeError:
-        sys.exit(0)
-    sys.exit(rv if isinstance(rv, int) else 0)
+        raise
+    code = rv if isinstance(rv, int) else 0
+    sys.stdout.flush()
+    sys.exit(code)

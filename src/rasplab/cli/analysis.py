@@ -9,27 +9,72 @@ import typer
 
 from rasplab.cli.compile import PROGRAM_HELP
 
+SPLIT_TASKS = {"scan": "scan"}
+"""Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
+
+
+def _split_inputs(name: str, options: dict) -> tuple[list[str], list[str]]:
+    """The (train, test) inputs of the task split that ``options`` choose for program ``name``."""
+    from rasplab.errors import RasplabError
+    from rasplab.tasks import get_task
+
+    if name not in SPLIT_TASKS:
+        raise RasplabError(
+            f"-o task options choose a split for {', '.join(SPLIT_TASKS)} only; "
+            f"program {name!r} takes --train-lengths/--test-lengths"
+        )
+    task = get_task(SPLIT_TASKS[name], **options)
+    train, test = task.pool("train"), task.pool("test")
+    if not train or not test:
+        raise RasplabError(f"the {task.split_type} split of {name} has an empty train or test set")
+    return train, test
+
 
 def minimal_record(
-    name: str, train_lengths: str, test_lengths: str, samples: int | None, seed: int
+    name: str,
+    train_lengths: str | None,
+    test_lengths: str | None,
+    samples: int | None,
+    seed: int,
+    options: dict | None = None,
 ) -> dict:
     """The ``rasplab minimal`` result as one JSON-ready dict."""
-    from rasplab.analysis.minimal import evaluate_minimal, minimize
+    from rasplab.analysis.minimal import evaluate_minimal, evaluate_on, minimize, minimize_on
     from rasplab.bins import Bin
     from rasplab.errors import RasplabError
     from rasplab.programs.base import MAX_SAMPLES
     from rasplab.programs.loading import resolve_program
+    from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
+    check_seed(seed)
     entry = resolve_program(name)
-    train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
-    entry.check_lengths(train)
-    entry.check_lengths(test)
-    print(f"minimal {name}: running on training inputs of lengths {train}", file=sys.stderr)
-    result = minimize(entry, train, samples, seed)
-    print(f"minimal {name}: evaluating on test inputs of lengths {test}", file=sys.stderr)
-    evaluation = evaluate_minimal(entry, result.program, test, samples, seed)
+    if options:
+        if train_lengths or test_lengths:
+            raise RasplabError(
+                "give either -o split=NAME or --train-lengths/--test-lengths, not both"
+            )
+        train_texts, test_texts = _split_inputs(name, options)
+        split = ",".join(f"{k}={v}" for k, v in options.items())
+        print(f"minimal {name}: {len(train_texts)} training inputs ({split})", file=sys.stderr)
+        result = minimize_on(entry, train_texts)
+        print(f"minimal {name}: evaluating on {len(test_texts)} test inputs", file=sys.stderr)
+        evaluation = evaluate_on(entry, result.program, test_texts)
+        train_desc = test_desc = split
+    else:
+        if not train_lengths or not test_lengths:
+            raise RasplabError(
+                "give --train-lengths and --test-lengths (or -o split=NAME for scan)"
+            )
+        train, test = Bin.parse(train_lengths), Bin.parse(test_lengths)
+        entry.check_lengths(train)
+        entry.check_lengths(test)
+        print(f"minimal {name}: running on training inputs of lengths {train}", file=sys.stderr)
+        result = minimize(entry, train, samples, seed)
+        print(f"minimal {name}: evaluating on test inputs of lengths {test}", file=sys.stderr)
+        evaluation = evaluate_minimal(entry, result.program, test, samples, seed)
+        train_desc, test_desc = str(train), str(test)
     return {
         "program": name,
         "rules_full": result.rules_full,
@@ -37,14 +82,23 @@ def minimal_record(
         "test_accuracy": evaluation.accuracy,
         "update_rules_full": len(result.full.rules),
         "update_rules_minimal": len(result.program.rules),
-        "train_lengths": str(train),
+        "train_lengths": train_desc,
         "train_inputs": result.inputs,
         "train_exhaustive": result.exhaustive,
-        "test_lengths": str(test),
+        "test_lengths": test_desc,
         "test_inputs": evaluation.total,
         "test_failed": evaluation.failed,
         "seed": seed,
     }
+
+
+_SPLIT_OPTION = typer.Option(
+    [],
+    "--option",
+    "-o",
+    metavar="KEY=VALUE",
+    help="Task option choosing a split instead of length bins (scan: -o split=mcd1).",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -56,11 +110,12 @@ def register(app: typer.Typer) -> None:
     def minimal_command(
         name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
         train_lengths: str = typer.Option(
-            ..., "--train-lengths", metavar="A-B", help="Training length bin A-B."
+            None, "--train-lengths", metavar="A-B", help="Training length bin A-B."
         ),
         test_lengths: str = typer.Option(
-            ..., "--test-lengths", metavar="C-D", help="Test length bin C-D."
+            None, "--test-lengths", metavar="C-D", help="Test length bin C-D."
         ),
+        option: list[str] = _SPLIT_OPTION,
         samples: int = typer.Option(
             None,
             "--samples",
@@ -75,7 +130,11 @@ def register(app: typer.Typer) -> None:
         Rule counts follow ALTA: update rules plus one reset rule per head-output value
         (minimal: the fired updates and the fired resets).
         """
-        record = minimal_record(name, train_lengths, test_lengths, samples, seed)
+        from rasplab.tasks.export import parse_options
+
+        record = minimal_record(
+            name, train_lengths, test_lengths, samples, seed, parse_options(option)
+        )
         if as_json:
             print(json.dumps(record))
             return

@@ -34,18 +34,19 @@ def interpreter_runner(program: Program, max_layers: int | None = None) -> Runne
 
 
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
-    """The natural inputs: ``--input TEXT`` or ``--inputs FILE`` (one per line, blank lines skipped)."""
+    """The natural inputs: ``--input TEXT`` or ``--inputs FILE`` (one per line, a blank line
+    being an empty input, so that output n answers line n; a byte-order mark is dropped)."""
     if (text is None) == (path is None):
         raise RasplabError("give exactly one of --input TEXT and --inputs FILE")
     if text is not None:
         return [text]
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise RasplabError(f"cannot read inputs file {str(path)!r}: {reason}") from err
-    inputs = [line for line in lines if line.strip()]
-    if not inputs:
+    inputs = [line.strip() for line in lines]
+    if not any(inputs):
         raise RasplabError(
             f"inputs file {str(path)!r} holds no inputs (one natural input per line)"
         )
@@ -64,6 +65,8 @@ def run_inputs(
     batch = []
     for n, text in enumerate(texts, start=1):
         try:
+            if encode is None:  # natural inputs: refused beyond the program's length limit
+                entry.check_input(text)
             batch.append(list((encode or entry.encode)(text)))
         except RasplabError as err:
             raise RasplabError(

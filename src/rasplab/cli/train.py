@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -73,7 +72,10 @@ def register(app: typer.Typer) -> None:
         progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar"),
     ) -> None:
         """Train and evaluate one run; store it in the results database."""
+        from rasplab.errors import RasplabError
         from rasplab.harness import ResultsStore, load_config, train
+        from rasplab.harness.claims import claim, holder, owner_id
+        from rasplab.harness.store import finite_json
         from rasplab.harness.sweep import runs_dir_for, validate_runs
         from rasplab.reports.plots import run_curves_figure, save_figure
 
@@ -83,7 +85,11 @@ def register(app: typer.Typer) -> None:
         run_dir = runs_dir_for(db) / config.hash()
         with ResultsStore(db) as store:
             store.register(config, run_dir=str(run_dir))
-            store.mark_running(config.hash())
+            if claim(store, config.hash(), owner_id()) == "held":
+                raise RasplabError(
+                    f"run {config.hash()} is being trained by another process "
+                    f"({holder(store, config.hash())}); wait for it to finish"
+                )
             try:
                 result = train(config, run_dir=run_dir, resume=not fresh, progress=progress)
             except BaseException as err:
@@ -99,10 +105,12 @@ def register(app: typer.Typer) -> None:
                 plot,
             )
         accs = "  ".join(f"{b}: {a:.3f}" for b, a in result.bins.items())
+        if result.status == "diverged":
+            accs = f"DIVERGED (non-finite loss at step {result.steps}); {accs}"
         _say(f"run {result.run_id} ({config.task}, {config.variant}, seed {config.seed}): {accs}")
         _say(f"results: {db} (run {result.run_id}); run folder: {run_dir}; curves: {plot}")
         if json_out:
-            print(json.dumps(result.to_json()))
+            print(finite_json(result.to_json()))
 
     @app.command("sweep")
     def sweep_cmd(

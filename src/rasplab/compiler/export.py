@@ -4,8 +4,11 @@ The JSON holds everything needed to run without the program's source: the residu
 the heads' relative offsets, causal mode, halting, output variable, vocabulary size, limits
 (maximum length and layers, exact dtypes) and ``entry``, the library program whose
 ``encode``/``decode`` turn natural inputs into token ids and outputs into answers. Weights
-are stored in float64 (the dtype they were built in). Loading never unpickles anything;
-every inconsistency is reported as one :class:`~rasplab.errors.RasplabError` line.
+are stored in float64 (the dtype they were built in). Saving replaces an earlier model in
+``DIR`` in one step (a hidden folder swapped in), so a killed save leaves the old pair or the
+new one. Loading never unpickles anything; the spec's field types and its digest over spec
+and weights are checked (:mod:`rasplab.compiler.modelspec`), and every inconsistency is
+reported as one :class:`~rasplab.errors.RasplabError` line.
 
 >>> import tempfile
 >>> from rasplab.programs import get_program
@@ -21,6 +24,8 @@ every inconsistency is reported as one :class:`~rasplab.errors.RasplabError` lin
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import torch
@@ -29,8 +34,9 @@ from safetensors.torch import load_file, save_file
 
 from rasplab.compiler.layout import Layout
 from rasplab.compiler.model import CompiledTransformer
+from rasplab.compiler.modelspec import check_digest, check_spec_types, spec_digest
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import current_umask, replace_dir, temp_dir
 
 FORMAT = "rasplab-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -72,11 +78,21 @@ SPEC_KEYS = (
 def save_compiled(
     model: CompiledTransformer, directory: str | Path, entry: str | None = None
 ) -> Path:
-    """Write the model to ``directory`` (created if needed); both files appear only when complete."""
+    """Write the model to ``directory``, replacing an earlier model there in one step: both
+    files are written into a hidden folder beside it, which is then swapped in."""
     out = Path(directory)
-    created = [p for p in (out, *out.parents) if not p.exists()]  # removed again on failure
+    if out.exists() and not out.is_dir():
+        raise RasplabError(f"cannot write the model to {str(out)!r}: it is a file, not a folder")
+    if out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in (WEIGHTS, SPEC))
+        if others:
+            raise RasplabError(
+                f"cannot write the model to {str(out)!r}: it holds other files ({others[0]}, "
+                "...) that replacing the folder would delete; give a new or empty folder"
+            )
+    created = [p for p in out.parents if not p.exists()]  # removed again on failure
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         _remove_empty(created)
         raise RasplabError(
@@ -88,18 +104,21 @@ def save_compiled(
         "entry": entry,
     }
     tensors = {name: t.detach().contiguous() for name, t in model.named_buffers()}
-    tmp_w, tmp_s = out / (WEIGHTS + ".tmp"), out / (SPEC + ".tmp")
+    tmp = temp_dir(out)
     try:
-        save_file(tensors, str(tmp_w))
-        tmp_s.write_text(json.dumps(spec, indent=1), encoding="utf-8")
-        publish(tmp_w, out / WEIGHTS)
-        publish(tmp_s, out / SPEC)
+        save_file(tensors, str(tmp / WEIGHTS))
+        spec["digest"] = spec_digest(spec, tmp / WEIGHTS)
+        (tmp / SPEC).write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        for name in (WEIGHTS, SPEC):
+            os.chmod(tmp / name, 0o666 & ~current_umask())
+        replace_dir(tmp, out)
     except (OSError, SafetensorError) as err:  # safetensors reports I/O errors as its own
-        for tmp in (tmp_w, tmp_s):
-            tmp.unlink(missing_ok=True)
+        shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(created)
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise RasplabError(f"cannot write the model to {str(out)!r}: {reason}") from err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -112,14 +131,17 @@ def _remove_empty(directories: list[Path]) -> None:
             return
 
 
-def _check(spec: dict, tensors: dict[str, torch.Tensor], where: str) -> None:
-    """Shapes and indices consistent with the spec, or a RasplabError."""
+def _check(spec: dict, tensors: dict[str, torch.Tensor], where: str, weights: Path) -> None:
+    """Spec field types, the digest binding spec and weights (when saved with one), then
+    shapes and indices consistent with the spec; else a RasplabError."""
     missing = [k for k in SPEC_KEYS if k not in spec]
     if spec.get("format") != FORMAT or missing:
         raise RasplabError(
             f"{where} is not a rasplab compiled model "
             f"({'missing ' + ', '.join(missing) if missing else 'unknown format'})"
         )
+    check_spec_types(spec, where)
+    check_digest(spec, weights, where)
     absent = [k for k in REQUIRED if k not in tensors]
     if absent:
         raise RasplabError(f"{where}: weights file lacks {', '.join(absent)}")
@@ -179,7 +201,7 @@ def load_compiled(directory: str | Path) -> CompiledTransformer:
     if not isinstance(spec, dict):
         raise RasplabError(f"{where}/{SPEC} is not a JSON object")
     try:
-        _check(spec, tensors, where)
+        _check(spec, tensors, where, path / WEIGHTS)
         return CompiledTransformer(spec, tensors)
     except RasplabError:
         raise

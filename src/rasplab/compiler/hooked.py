@@ -32,6 +32,8 @@ layer of given inputs.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -44,7 +46,7 @@ from rasplab.compiler.layout import decode_columns
 from rasplab.compiler.model import CompiledTransformer
 from rasplab.compiler.run import run_compiled
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import current_umask, replace_dir, temp_dir
 
 CONFIG, WEIGHTS = "config.json", "model.safetensors"
 
@@ -193,17 +195,28 @@ def save_hooked(hooked, directory: str | Path) -> Path:
         for k, v in hooked.state_dict().items()
         if k.split(".")[-1] not in ("mask", "IGNORE")
     }
-    out.mkdir(parents=True, exist_ok=True)
-    tmp_w, tmp_c = out / (WEIGHTS + ".tmp"), out / (CONFIG + ".tmp")
+    if out.exists() and not out.is_dir():
+        raise RasplabError(f"cannot write the export to {str(out)!r}: it is a file")
+    if out.is_dir() and any(p.name not in (WEIGHTS, CONFIG) for p in out.iterdir()):
+        raise RasplabError(
+            f"cannot write the export to {str(out)!r}: it holds other files that replacing "
+            "the folder would delete; give a new or empty folder"
+        )
     try:
-        save_file(tensors, str(tmp_w))
-        tmp_c.write_text(json.dumps(config, indent=1), encoding="utf-8")
-        publish(tmp_w, out / WEIGHTS)
-        publish(tmp_c, out / CONFIG)
+        out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        for tmp in (tmp_w, tmp_c):
-            tmp.unlink(missing_ok=True)
         raise RasplabError(f"cannot write the export to {str(out)!r}: {err.strerror}") from err
+    tmp = temp_dir(out)  # both files complete before the folder is swapped in (one step)
+    try:
+        save_file(tensors, str(tmp / WEIGHTS))
+        (tmp / CONFIG).write_text(json.dumps(config, indent=1), encoding="utf-8")
+        for name in (WEIGHTS, CONFIG):
+            os.chmod(tmp / name, 0o666 & ~current_umask())
+        replace_dir(tmp, out)
+    except OSError as err:
+        raise RasplabError(f"cannot write the export to {str(out)!r}: {err.strerror}") from err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 

@@ -35,11 +35,15 @@ import torch
 from rasplab.compiler.layout import decode_columns
 from rasplab.compiler.model import CompiledTransformer, valid_mask
 from rasplab.errors import RasplabError
+from rasplab.lang.inputs import check_batch
 from rasplab.lang.trace import LayerTrace, Trace
 
 MAX_CHUNK_ELEMENTS = 1 << 24
 """Sequences run in chunks holding at most this many activations (residual, MLP hidden units
 and attention scores), which bounds the memory of a run."""
+MAX_SEQUENCE_ELEMENTS = 1 << 27
+"""The most activations one sequence may need in a layer (about 1 GiB in float64); a longer
+input is refused before anything is allocated, with the longest length that fits."""
 
 
 @dataclass
@@ -57,21 +61,30 @@ def _suffix(b: int, size: int) -> str:
     return f" (sequence {b} of the batch)" if size > 1 else ""
 
 
-def _check(model: CompiledTransformer, batch: Sequence[Sequence[int]]) -> None:
+def _check(model: CompiledTransformer, batch: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The batch checked (:func:`~rasplab.lang.inputs.check_batch`) against the model's input
+    range, maximum length and memory limit."""
     vocab, limit = model.spec["input_range"], model.max_length
+    batch = check_batch(batch, vocab)
     for b, seq in enumerate(batch):
-        for pos, tok in enumerate(seq):
-            if not 0 <= int(tok) < vocab:
-                raise RasplabError(
-                    f"token id {tok} at position {pos} is outside the input range "
-                    f"[0, {vocab}){_suffix(b, len(batch))}"
-                )
         if limit is not None and len(seq) > limit:
             raise RasplabError(
                 f"input of length {len(seq)} is longer than the compiled model supports "
                 f"({limit} positions){_suffix(b, len(batch))}; recompile with "
                 f"max_length >= {len(seq)}"
             )
+    longest = max((len(seq) for seq in batch), default=0)
+    if _cost(model, longest) > MAX_SEQUENCE_ELEMENTS:
+        fits = longest
+        while fits > 1 and _cost(model, fits) > MAX_SEQUENCE_ELEMENTS:
+            fits = int(fits * 0.9)
+        gib = _cost(model, longest) * 8 / 2**30
+        raise RasplabError(
+            f"an input of {longest} positions needs about {gib:.1f} GiB for one layer of the "
+            f"compiled model (limit {MAX_SEQUENCE_ELEMENTS * 8 / 2**30:.0f} GiB); give inputs "
+            f"of at most about {fits} positions, or run the interpreter"
+        )
+    return batch
 
 
 class _Recorder:
@@ -234,7 +247,7 @@ def run_compiled(
         limit = model.spec["max_layers"] if max_layers is None else max_layers
     if not isinstance(limit, int) or limit < 1:
         raise RasplabError(f"the number of layers must be a positive int, got {limit!r}")
-    _check(model, batch)
+    batch = _check(model, batch)
     size = len(batch)
     outputs: list[list[int] | None] = [[] for _ in range(size)]
     failures: dict[int, str] = {}

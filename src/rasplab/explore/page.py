@@ -13,13 +13,11 @@ written as ``<\\/`` so no value can close the script element.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from importlib.resources import files
 from pathlib import Path
 
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import write_file
 
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en">
@@ -64,13 +62,5 @@ def write_page(data: dict, path: str | Path) -> Path:
     out = Path(path)
     if not out.parent.is_dir():
         raise RasplabError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
-    html = render_page(data)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(html)
-        publish(tmp, out)
-    except OSError as err:
-        Path(tmp).unlink(missing_ok=True)
-        raise RasplabError(f"cannot write {str(out)!r}: {err.strerror or err}") from err
+    write_file(out, render_page(data).encode("utf-8"), "page")
     return out

@@ -9,8 +9,6 @@ unpickled: a corrupt file is a :class:`~rasplab.errors.RasplabError`.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import torch
@@ -18,7 +16,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, safe_open, save_file
 
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import publish, temp_file, write_file
 
 FORMAT = "rasplab-checkpoint-1"
 
@@ -27,16 +25,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(path, data, "file")
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -64,10 +53,9 @@ def save_checkpoint(path: Path, model, optimizer=None, state: dict | None = None
     if optimizer is not None:
         metadata["param_groups"] = json.dumps(optimizer.state_dict()["param_groups"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = temp_file(path)
     try:
-        save_file(_tensor_dict(model, optimizer), tmp, metadata=metadata)
+        save_file(_tensor_dict(model, optimizer), str(tmp), metadata=metadata)
         publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -119,4 +107,34 @@ def load_checkpoint(path: Path, model, optimizer=None) -> dict:
             raise RasplabError(
                 f"checkpoint {str(path)!r}: optimizer state does not fit ({err})"
             ) from err
-    return meta.get("state", {})
+    state = meta.get("state", {})
+    _check_state(state, path)
+    return state
+
+
+STATE_TYPES = {
+    "step": (int,),
+    "curves": (list,),
+    "metrics": (dict, type(None)),
+    "done": (bool,),
+    "stopped_early": (bool,),
+    "wall_time": (int, float),
+}
+"""The trainer-state fields a checkpoint must hold, and their JSON types."""
+
+
+def _check_state(state: object, path: Path) -> None:
+    """A hand-edited or foreign trainer state is one RasplabError naming the field."""
+    hint = "delete it (or pass --fresh) to start the run over"
+    if not isinstance(state, dict):
+        raise RasplabError(f"checkpoint {str(path)!r}: its trainer state is not an object; {hint}")
+    for key, types in STATE_TYPES.items():
+        value = state.get(key)
+        bad_bool = isinstance(value, bool) and bool not in types
+        if key not in state or not isinstance(value, types) or bad_bool:
+            raise RasplabError(
+                f"checkpoint {str(path)!r}: trainer state field {key!r} is missing or has the "
+                f"wrong type ({value!r:.40}); {hint}"
+            )
+    if state["step"] < 0 or (state["metrics"] is None and state["done"]):
+        raise RasplabError(f"checkpoint {str(path)!r}: inconsistent trainer state; {hint}")

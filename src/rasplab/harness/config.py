@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import yaml
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.seeding import check_seed
 
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
@@ -149,7 +151,7 @@ class EvalConfig:
                 raise RasplabError("eval.bins must list at least one bin, e.g. [1-50, 51-100]")
             object.__setattr__(self, "bins", tuple(str(Bin.parse(b)) for b in self.bins))
         if self.seed is not None:
-            _check_positive("eval", "seed", self.seed, allow_zero=True)
+            check_seed(self.seed, "eval.seed")
         if self.splits is not None:
             if not self.splits:
                 raise RasplabError(
@@ -187,8 +189,7 @@ class ExperimentConfig:
             raise unknown_name("task", str(self.task), task_names())
         if not isinstance(self.task_options, dict):
             raise RasplabError("task_options must be a mapping of option name to value")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise RasplabError(f"seed must be a non-negative integer; got {self.seed!r}")
+        check_seed(self.seed)
         if self.model is None:
             object.__setattr__(self, "model", _model_config_class()())
         if not self.variant:
@@ -279,13 +280,18 @@ def _coerce(value, annotation, where: str):
             return int(value)
         raise RasplabError(f"{where} must be an integer; got {value!r}")
     if annotation is float:
+        number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
+            number = float(value)
+        elif isinstance(value, str):
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
                 pass
+        if number is not None and not math.isfinite(number):
+            raise RasplabError(f"{where} must be a finite number; got {value!r}")
+        if number is not None:
+            return number
         raise RasplabError(f"{where} must be a number; got {value!r}")
     if annotation is str:
         if isinstance(value, str):
@@ -404,6 +410,21 @@ def yaml_problem(err: yaml.YAMLError) -> str:
     return " ".join(str(err).split())
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping holding the same key twice."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: str | Path) -> dict:
     """Read a YAML mapping with ``yaml.safe_load``; a missing or malformed file is a RasplabError."""
     path = Path(path)
@@ -412,7 +433,7 @@ def read_yaml(path: str | Path) -> dict:
     if not path.is_file():
         raise RasplabError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         raise RasplabError(
             f"config file {str(path)!r} is not valid YAML: {yaml_problem(err)}"
@@ -421,7 +442,9 @@ def read_yaml(path: str | Path) -> dict:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise RasplabError(f"cannot read config file {str(path)!r}: {reason}") from err
     if data is None:
-        return {}
+        raise RasplabError(
+            f"config file {str(path)!r} is empty; give at least the task (task: NAME)"
+        )
     if not isinstance(data, dict):
         raise RasplabError(f"config file {str(path)!r} must hold a mapping of keys to values")
     return data

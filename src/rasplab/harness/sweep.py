@@ -5,21 +5,26 @@ results store, then executes those not yet ``done`` with a backend: ``local`` (w
 or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). Only this process writes
 to the store; a result is written in one transaction when its run finishes. Killed at any
 moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
-and those resume from their last checkpoint in the run folder.
+and those resume from their last checkpoint in the run folder. Each run is claimed in the store
+before it starts (:mod:`rasplab.harness.claims`), so two sweeps on one store share the grid and
+train every run once; each waits for the runs the other holds, so both end with every result.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.harness.claims import POLL, ClaimQueue, Heartbeat, owner_id
 from rasplab.harness.config import ExperimentConfig, experiment_from_dict
 from rasplab.harness.progress import start_progress
-from rasplab.harness.store import ResultsStore
+from rasplab.harness.store import FINISHED, ResultsStore
 from rasplab.harness.sweepconfig import SweepConfig, load_sweep, sweep_from_dict
 
 BACKENDS = ("local", "ray")
@@ -125,15 +130,18 @@ def run_sweep(
     if workers is not None and workers < 1:
         raise RasplabError(f"--workers must be at least 1; got {workers}")
     ray = _import_ray() if backend == "ray" else None
+    if progress:  # a large grid takes a while to expand: say at once how large it is
+        points = math.prod(len(values) for values in config.grid.values())
+        print(f"sweep {config.name}: {points:,} grid points; preparing the runs", file=sys.stderr)
     experiments = config.expand()
     validate_runs(experiments)
 
     root = runs_dir_for(db)
     store = ResultsStore(db)
     try:
-        for exp in experiments:
-            store.register(exp, sweep=config.name, run_dir=str(root / exp.hash()))
-        todo = [e for e in experiments if store.status(e.hash()) != "done"]
+        store.register_many(experiments, config.name, [str(root / e.hash()) for e in experiments])
+        statuses = store.statuses()
+        todo = [e for e in experiments if statuses.get(e.hash()) not in FINISHED]
         summary = SweepSummary(
             name=config.name,
             db=str(db),
@@ -145,21 +153,28 @@ def run_sweep(
             run_ids=[e.hash() for e in experiments],
         )
         bar = _SweepBar(config.name, len(experiments), summary.skipped) if progress else None
-        jobs = [(e, str(root / e.hash())) for e in todo]
+        jobs = ClaimQueue(store, [(e, str(root / e.hash())) for e in todo], owner_id())
         n = workers or default_workers(len(todo))
         try:
-            if ray is not None:
-                _run_ray(ray, address, jobs, n if workers else None, store, summary, bar)
-            elif n == 1:
-                _run_inline(jobs, store, summary, bar)
-            else:
-                _run_pool(jobs, n, store, summary, bar)
+            with Heartbeat(db, jobs.owner):
+                _run_backend(ray, address, jobs, n, workers, store, summary, bar)
+            summary.skipped += jobs.finished_elsewhere
         finally:
             if bar is not None:
                 bar.close()
     finally:
         store.close()
     return summary
+
+
+def _run_backend(ray, address, jobs, n, workers, store, summary, bar) -> None:
+    """Run the claimed jobs with the chosen backend (Ray, in-process, or a process pool)."""
+    if ray is not None:
+        _run_ray(ray, address, jobs, n if workers else None, store, summary, bar)
+    elif n == 1:
+        _run_inline(jobs, store, summary, bar)
+    else:
+        _run_pool(jobs, n, store, summary, bar)
 
 
 def _record(store: ResultsStore, summary: SweepSummary, bar, exp, data=None, error=None) -> None:
@@ -182,9 +197,13 @@ def _describe(err: BaseException) -> str:
 
 
 def _run_inline(jobs, store, summary, bar) -> None:
-    """Run every job in this process, one after another."""
-    for exp, run_dir in jobs:
-        store.mark_running(exp.hash())
+    """Run every job in this process, one after another (waiting on runs held elsewhere)."""
+    while jobs:
+        job = jobs.take()
+        if job is None:
+            jobs.wait()
+            continue
+        exp, run_dir = job
         try:
             data = _execute(exp.to_dict(), run_dir)
         except Exception as err:  # a failed run is recorded, the sweep goes on
@@ -196,7 +215,7 @@ def _run_inline(jobs, store, summary, bar) -> None:
 def _run_pool(jobs, workers: int, store, summary, bar) -> None:
     """Run jobs in ``workers`` spawned processes, at most ``workers`` marked running at once."""
     context = multiprocessing.get_context("spawn")
-    pending = list(jobs)
+    pending = jobs
     with cf.ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
     ) as pool:
@@ -204,10 +223,16 @@ def _run_pool(jobs, workers: int, store, summary, bar) -> None:
         try:
             while pending or running:
                 while pending and len(running) < workers:
-                    exp, run_dir = pending.pop(0)
-                    store.mark_running(exp.hash())
+                    job = pending.take()
+                    if job is None:
+                        break
+                    exp, run_dir = job
                     running[pool.submit(_execute, exp.to_dict(), run_dir)] = exp
-                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                if not running:
+                    pending.wait()
+                    continue
+                timeout = POLL if pending else None  # look again at runs held elsewhere
+                done, _ = cf.wait(running, timeout=timeout, return_when=cf.FIRST_COMPLETED)
                 for future in done:
                     exp = running.pop(future)
                     try:
@@ -245,14 +270,20 @@ def _run_ray(ray, address, jobs, workers, store, summary, bar) -> None:
     try:
         remote = ray.remote(num_cpus=1)(_execute)
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending = list(jobs)
+        pending = jobs
         running: dict = {}
         while pending or running:
             while pending and len(running) < limit:
-                exp, run_dir = pending.pop(0)
-                store.mark_running(exp.hash())
+                job = pending.take()
+                if job is None:
+                    break
+                exp, run_dir = job
                 running[remote.remote(exp.to_dict(), run_dir)] = exp
-            ready, _ = ray.wait(list(running), num_returns=1)
+            if not running:
+                pending.wait()
+                continue
+            timeout = POLL if pending else None
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=timeout)
             for ref in ready:
                 exp = running.pop(ref)
                 try:

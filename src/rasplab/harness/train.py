@@ -13,7 +13,6 @@ uninterrupted one does.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -38,6 +37,7 @@ from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of t
     prepare_run,
     run_bins,
 )
+from rasplab.harness.store import finite_json
 from rasplab.models.pretrained import write_config_json
 from rasplab.seeding import generator, torch_generator
 
@@ -164,7 +164,7 @@ def train(
         task=config.task,
         variant=config.variant,
         seed=config.seed,
-        status="done",
+        status="diverged" if state.get("diverged") else "done",
         bins=metrics["bins"],
         counts=metrics["counts"],
         mse=metrics["mse"],
@@ -179,7 +179,7 @@ def train(
     )
     if run_path is not None:
         atomic_write_text(
-            run_path / "result.json", json.dumps(result.to_json(curves=True), indent=1)
+            run_path / "result.json", finite_json(result.to_json(curves=True), indent=1)
         )
     return result
 
@@ -236,6 +236,10 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         losses.append(loss.item())
         step += 1
         state["step"] = step
+        if not math.isfinite(losses[-1]):  # stored as ``diverged``, never as ``done``
+            state["diverged"] = True
+            state["metrics"] = _metrics_json(run_eval())
+            break
         if step % cfg.eval_every == 0 or step == cfg.steps:
             metrics = run_eval()
             state["metrics"] = _metrics_json(metrics)

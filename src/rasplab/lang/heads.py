@@ -46,4 +46,6 @@ def qkv(query: str, key: str, value: str, relative=None, output: Var | None = No
 
 def v_relative(value: str, offset: int, output: Var | None = None) -> HeadSpec:
     """A head reading ``value`` at position ``i + offset`` (undefined past the sequence ends)."""
-    return HeadSpec(RELATIVE_QK, RELATIVE_QK, value, frozenset({int(offset)}), output)
+    if isinstance(offset, bool) or not hasattr(offset, "__index__"):  # int or numpy integer
+        raise RasplabError(f"v_relative offset must be an integer, got {offset!r}")
+    return HeadSpec(RELATIVE_QK, RELATIVE_QK, value, frozenset({offset.__index__()}), output)

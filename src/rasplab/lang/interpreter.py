@@ -46,6 +46,7 @@ from rasplab.lang.arrays import (
     undefined_array,
 )
 from rasplab.lang.attention import HeadPlan, plan_heads, run_heads
+from rasplab.lang.inputs import check_batch
 from rasplab.lang.program import Program, undefined_read
 from rasplab.lang.rules import Rule
 from rasplab.lang.ruletable import RuleTable
@@ -134,24 +135,13 @@ def _suffix(b: int, size: int) -> str:
 
 
 def _pad(program: Program, batch: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Validated, zero-padded token ids ``[B, T]`` and lengths ``[B]``."""
+    """Validated (:func:`~rasplab.lang.inputs.check_batch`), zero-padded token ids ``[B, T]``
+    and lengths ``[B]``."""
+    batch = check_batch(batch, program.input_range, program.position_range)
     lengths = np.array([len(s) for s in batch], dtype=np.int64)
     tokens = np.zeros((len(batch), int(lengths.max(initial=0))), dtype=np.int64)
     for b, seq in enumerate(batch):
-        if program.position_range is not None and len(seq) > program.position_range:
-            raise RasplabError(
-                f"input of length {len(seq)} exceeds the program's position_range "
-                f"{program.position_range}{_suffix(b, len(batch))}"
-            )
         tokens[b, : len(seq)] = seq
-    valid = np.arange(tokens.shape[1])[None, :] < lengths[:, None]
-    bad = ((tokens < 0) | (tokens >= program.input_range)) & valid
-    if bad.any():
-        b, pos = (int(i) for i in np.argwhere(bad)[0])
-        raise RasplabError(
-            f"token id {batch[b][pos]} at position {pos} is outside the input range "
-            f"[0, {program.input_range}){_suffix(b, len(batch))}"
-        )
     return tokens, lengths
 
 

@@ -139,6 +139,8 @@ def numeric_var(
     """A numerical variable; ``values`` are the sorted bucket centres rules match on."""
     if input_init_fn and position_init_fn:
         raise RasplabError("give at most one of input_init_fn and position_init_fn")
+    if values is not None and len(values) == 0:
+        raise RasplabError("numeric_var values must list at least one bucket value (or be None)")
     init = "token" if input_init_fn else "position" if position_init_fn else "default"
     return Var(
         "numerical",

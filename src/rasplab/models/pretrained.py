@@ -31,7 +31,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import publish, write_file
 
 CONFIG, WEIGHTS = "config.json", "model.safetensors"
 FORMAT = "rasplab-transformer/1"
@@ -57,14 +57,7 @@ def write_config_json(model, directory: str | Path) -> Path:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(path, data, "model config")
 
 
 class PretrainedMixin:

@@ -18,7 +18,7 @@ import numpy as np
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
 from rasplab.lang.program import Program
-from rasplab.seeding import generator
+from rasplab.seeding import check_seed, generator
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class LibraryProgram:
     all_inputs: Callable[[int], Iterable[str]] | None = None
     input_count: Callable[[int], int] | None = None
     sample_input: Callable[[np.random.Generator, Bin], str] | None = None
+    input_length: Callable[[str], int] | None = None
 
     def program(self, **options) -> Program:
         """Build the program (``options`` override the defaults in ``self.options``)."""
@@ -59,6 +60,19 @@ class LibraryProgram:
             )
         return lengths
 
+    def check_input(self, text: str) -> None:
+        """Refuse a natural input whose length lies outside what the program handles (its
+        answer would be wrong, not an error), naming the limit; needs ``input_length``."""
+        if self.input_length is None:
+            return
+        n = self.input_length(text)
+        if n < self.min_length or (self.max_length is not None and n > self.max_length):
+            bound = f">= {self.min_length}" if n < self.min_length else f"<= {self.max_length}"
+            raise RasplabError(
+                f"program {self.name!r} handles lengths {bound} ({self.length_unit}); "
+                f"this input has {n}"
+            )
+
     def count_inputs(self, lengths: Bin | str) -> int | None:
         """How many distinct inputs the bin holds (None when this program cannot count them)."""
         lengths = self.check_lengths(lengths)
@@ -74,6 +88,7 @@ class LibraryProgram:
         if the program has one, else by ``random_input`` with the lengths taken in turn.
         Returns ``(inputs, exhaustive)``."""
         lengths = self.check_lengths(lengths)
+        check_seed(seed)  # checked even when every input is enumerated and no draw is made
         if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
             raise RasplabError(
                 f"samples must be a positive int of at most {MAX_SAMPLES:,}, got {samples!r}"

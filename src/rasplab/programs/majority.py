@@ -183,5 +183,6 @@ MAJORITY = register_program(
         length_unit="letters",
         min_length=1,
         max_length=DEFAULT_MAX_LENGTH,
+        input_length=lambda text: len(_letters(text)),
     )
 )

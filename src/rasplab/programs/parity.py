@@ -203,6 +203,7 @@ def _entry(name: str, description: str, build, encode, max_length: int) -> Libra
             all_inputs=all_bit_strings,
             input_count=lambda n: 2**n,
             sample_input=sample_bits,
+            input_length=lambda text: len(_bits(text)),
         )
     )
 

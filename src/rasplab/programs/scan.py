@@ -5,23 +5,30 @@ output slots. The parser (:mod:`rasplab.programs.scan_parse`) shifts one word pe
 reducing first when the grammar says so, and leaves the clause nodes ``[S]`` or ``[J, S]`` on
 the stack with their attributes (primitive = the node's own word, ``mod``, ``dir``, ``reps``)
 and the conjunction in ``order``. The decoder then visits the clause nodes in output order
-(``and``: left then right; ``after``: right then left) and writes one *block* per layer: the
-actions of the clause's phrase (1 to 8 actions, e.g. ``jump around left`` is
-``I_TURN_LEFT I_JUMP`` four times) into the slots right after the *frontier*, the slot holding
-the last action written (at first ``<eos>``). A slot finds its offset ``k`` from the frontier
-with relative heads (``f1``..``f8``) and writes the ``k``-th action of the block; the slot at
-offset = block length becomes the new frontier. A clause with ``twice``/``thrice`` writes its
-block 2 or 3 times. Apart from the lookahead marker starting at position 0, nothing depends
-on absolute positions, so the rules that fire on short outputs are the rules long ones need.
+(``and``: left then right; ``after``: right then left), one *block* per layer: the actions of
+the clause's phrase (1 to 8, e.g. ``jump around left`` is ``I_TURN_LEFT I_JUMP`` four times)
+go into the slots right after the *frontier*, the slot holding the last action written (at
+first ``<eos>``). A slot finds its offset ``k`` from the frontier with relative heads
+(``f1``..``f8``); the slot at offset = block length becomes the new frontier. A clause with
+``twice``/``thrice`` writes its block 2 or 3 times.
 
-Layers: ``words + 1`` to parse, one per block to decode (at most 9 + 1 + 6 = 16). The answer
-is the slots' actions up to the first empty slot.
+The decoder's rules are *factored* so that each reads one part of the grammar at a time: in
+the block's layer a slot learns its kind (turn or own action, from the phrase's shape ``mod``,
+whether its ``x`` has an action, and ``k``) and which clause node it belongs to (``pq``); one
+layer later it writes the action its kind names, read from that node (the word's action, or
+its direction's turn). So the rules that fire on ``jump twice`` and on ``walk around left``
+together decode ``jump around left``: the minimal program recombines parts it has seen (MCD
+splits), not only longer inputs. Apart from the lookahead marker starting at position 0,
+nothing depends on absolute positions.
+
+Layers: ``words + 1`` to parse, one per block to decode, one to write the last block (at most
+9 + 1 + 6 + 1 = 17). The answer is the slots' actions up to the first empty slot.
 
 >>> from rasplab.lang.interpreter import interpret
 >>> ids = SCAN.encode("jump twice after walk")
 >>> run = interpret(SCAN.program(), [ids])
 >>> SCAN.decode(ids, run.outputs[0]), run.layers
-(['I_WALK', 'I_JUMP', 'I_JUMP'], [8])
+(['I_WALK', 'I_JUMP', 'I_JUMP'], [9])
 """
 
 from __future__ import annotations
@@ -40,8 +47,11 @@ from rasplab.programs.scan_parse import (
     DECODE,
     DONE,
     EOS,
+    FLUSH,
     FREE,
+    MODIFIERS,
     PARTS,
+    PLAIN,
     RELS,
     SLOT,
     SYMBOLS,
@@ -59,7 +69,10 @@ EMPTY = 0
 _ACT = {w: ACTION_TOKENS.index(f"I_{w.upper()}") + 1 for w in ("walk", "look", "run", "jump")}
 _TURN = {1: ACTION_TOKENS.index("I_TURN_LEFT") + 1, 2: ACTION_TOKENS.index("I_TURN_RIGHT") + 1}
 TURN = WORDS.index("turn")
-_PRIMITIVES = ("walk", "look", "run", "jump", "turn")
+PRIMITIVE, TURN_WORD = 2, 1
+"""``own`` of a word: walk/look/run/jump have an action of their own, turn has none."""
+TURN_SLOT, OWN_SLOT = 1, 2
+"""``pend`` of a slot: it will hold the clause's turn, or the clause's own action."""
 
 
 def _offset(x) -> int | None:
@@ -73,55 +86,83 @@ def _offset(x) -> int | None:
     return None
 
 
-def _own_action(x) -> int | None:
-    """The current clause's primitive action (None for ``turn``)."""
-    token = x["cx"]
-    return _ACT.get(WORDS[token]) if token < len(WORDS) else None
+def own_class(token: int) -> int:
+    """``own`` of a token: PRIMITIVE for walk/look/run/jump, TURN_WORD for turn, else 0."""
+    if token >= len(WORDS):
+        return 0
+    word = WORDS[token]
+    return TURN_WORD if word == "turn" else PRIMITIVE if word in _ACT else 0
+
+
+def node_action(token: int) -> int:
+    """``nact`` of a token: the action of walk/look/run/jump (as ``act`` codes), else EMPTY."""
+    return _ACT.get(WORDS[token], EMPTY) if token < len(WORDS) else EMPTY
 
 
 def _block_length(x) -> int:
-    """Actions in the current clause's phrase: 1 (u, turn d), 2 (x d, turn opposite d),
-    3 (x opposite d), 4 (turn around d) or 8 (x around d)."""
-    mod = x["cmod"]
-    if mod == 0 and x["cdir"] == 0:
+    """Actions of the current clause's phrase, from its shape (``cmod``) and whether its ``x``
+    has an action (``cown``): 1 (u, turn d), 2 (x d, turn opposite d), 3 (x opposite d),
+    4 (turn around d) or 8 (x around d); 0 where the clause pointer is on no phrase."""
+    mod, own = x["cmod"], x["cown"]
+    if own == 0:
+        return 0
+    if mod == 0:
         return 1
-    token = x["cx"]
-    if token >= len(WORDS) or WORDS[token] not in _PRIMITIVES:
-        return 0  # not a clause node's word: no block
-    own = int(token != TURN)
-    return (1 + own, 2 + own, 4 + 4 * own)[mod]
+    has = int(own == PRIMITIVE)
+    return (1 + has, 2 + has, 4 + 4 * has)[mod - 1]
 
 
-def _action_at(x, k: int) -> int | None:
-    """The ``k``-th action (1-based) of the current clause's phrase, None past its end; reads
-    the direction only for a turn and the primitive only where it matters."""
+def _kind_at(x, k: int) -> int:
+    """Whether the ``k``-th action of the phrase is a turn (TURN_SLOT), the ``x``'s own action
+    (OWN_SLOT) or past its end (0). Reads the shape and ``cown`` only: never the words."""
+    if k > _block_length(x):
+        return 0
     mod = x["cmod"]
     if mod == 0:
-        direction = x["cdir"]
-        if direction == 0:  # u
-            return _own_action(x) if k == 1 else None
-        return _TURN.get(direction) if k == 1 else _own_action(x) if k == 2 else None
-    if mod == 1:  # x opposite d
-        return _TURN.get(x["cdir"]) if k <= 2 else _own_action(x) if k == 3 else None
-    if k in (1, 3):  # x around d
-        return _TURN.get(x["cdir"])
-    if x["cx"] == TURN:  # turn around d: four turns
-        return _TURN.get(x["cdir"]) if k <= 4 else None
-    own = _own_action(x)
-    return None if own is None else _TURN.get(x["cdir"]) if k % 2 else own
+        return OWN_SLOT
+    if mod == PLAIN:
+        return TURN_SLOT if k == 1 else OWN_SLOT
+    if mod == MODIFIERS["opposite"]:
+        return TURN_SLOT if k <= 2 else OWN_SLOT
+    if x["cown"] == TURN_WORD:
+        return TURN_SLOT
+    return TURN_SLOT if k % 2 else OWN_SLOT
 
 
-def decode_action(x):
-    """An empty slot at offset ``k`` from the frontier writes the block's ``k``-th action."""
+def decode_kind(x):
+    """An empty slot at offset ``k`` from the frontier learns what it will hold ..."""
     k = _offset(x)
     if k is not None:
-        action = _action_at(x, k)
-        if action is not None:
-            x["act"] = action
+        kind = _kind_at(x, k)
+        if kind:
+            x["pend"] = kind
+
+
+def decode_pointer(x):
+    """... and which clause node it belongs to (the clause pointer, a stack depth)."""
+    if _offset(x) is not None:
+        cq = x["cq"]
+        if cq in (0, 1):
+            x["pq"] = cq
+
+
+def decode_write(x):
+    """One layer later, a slot that knows its kind writes the action it names, read from its
+    clause node: the node word's own action (``pown``) or the node's turn (``pdir``)."""
+    if x["phase"] in (DECODE, FLUSH) and x["act"] == EMPTY:
+        pend = x["pend"]
+        if pend == TURN_SLOT:
+            turn = _TURN.get(x["pdir"])
+            if turn is not None:
+                x["act"] = turn
+        elif pend == OWN_SLOT:
+            action = x["pown"]
+            if action != EMPTY:
+                x["act"] = action
 
 
 def decode_frontier(x):
-    """The frontier moves to the slot holding the block's last action."""
+    """The frontier moves to the slot of the block's last action."""
     if x["phase"] != DECODE:
         return
     if x["frontier"] == 1:
@@ -141,12 +182,15 @@ def decode_repeat(x):
 
 
 def decode_clause(x):
-    """After a clause's last block: on to the other clause if one is ``left``, else done."""
+    """After a clause's last block: on to the other clause if one is ``left``, else one more
+    layer (FLUSH) for the last block's actions, then done."""
     if x["phase"] == DECODE and x["ri"] == x["creps"]:
         if x["left"] == 1:
             x["left"] = 0
         else:
-            x["phase"] = DONE
+            x["phase"] = FLUSH
+    elif x["phase"] == FLUSH:
+        x["phase"] = DONE
 
 
 def decode_switch(x):
@@ -167,15 +211,19 @@ def build_scan(slots: int = SLOTS) -> Program:
         "rel": input_var(RELS, lambda t: 0 if t == EOS else FREE),
         "is_la": position_var(2, lambda p: int(p == 0)),
         "frontier": input_var(2, lambda t: int(t == EOS)),
-        "mod": var(3),
+        "own": input_var(3, own_class),
+        "mod": var(4),
         "dir": var(3),
         "reps": var(3),
         "order": var(3),
-        "phase": var(3),
+        "phase": var(4),
         "cq": var(RELS),
         "ri": var(3),
         "left": var(2),
         "act": var(len(ACTION_TOKENS) + 1),
+        "pend": var(3),
+        "pq": var(RELS, default=FREE),
+        "nact": input_var(len(ACTION_TOKENS) + 1, node_action),
         "one": var(2, default=1),
         "k0": var(RELS, default=0),
         "k1": var(RELS, default=1),
@@ -189,6 +237,9 @@ def build_scan(slots: int = SLOTS) -> Program:
         "t1": qkv("k1", "rel", "tok"),
         "cx": qkv("cq", "rel", "tok"),
         "cmod": qkv("cq", "rel", "mod"),
+        "cown": qkv("cq", "rel", "own"),
+        "pown": qkv("pq", "rel", "nact"),
+        "pdir": qkv("pq", "rel", "dir"),
         "cdir": qkv("cq", "rel", "dir"),
         "creps": qkv("cq", "rel", "reps"),
         **{f"f{k}": v_relative("frontier", -k) for k in range(1, MAX_BLOCK + 1)},
@@ -198,12 +249,21 @@ def build_scan(slots: int = SLOTS) -> Program:
         input_range=TOKENS,
         position_range=MAX_WORDS + 1 + slots,
         halt=("phase", DONE),
-        max_layers=MAX_WORDS + 1 + MAX_BLOCKS,
+        max_layers=MAX_WORDS + 1 + MAX_BLOCKS + 1,
         name="scan",
         undefined="no_match",  # la_left at position 0 is undefined and must match no rule
     )
     skeleton = program(variables, heads, [], **options)
-    parts = (*PARTS, decode_action, decode_frontier, decode_repeat, decode_clause, decode_switch)
+    parts = (
+        *PARTS,
+        decode_kind,
+        decode_pointer,
+        decode_write,
+        decode_frontier,
+        decode_repeat,
+        decode_clause,
+        decode_switch,
+    )
     rules = [
         r
         for part in parts

@@ -19,7 +19,8 @@ layers)::
 
 with word classes X (walk look run jump turn), D (left right), M (opposite around),
 R (twice thrice) and K (and after). Reduces synthesise the attributes the decoder needs
-into the node: ``mod`` and ``dir`` (from the M and D words), ``reps`` (from R) and, for the
+into the node: ``mod`` (the phrase's shape: 0 for ``u``, PLAIN for ``X D``, else from the M
+word) and ``dir`` (from the D word), ``reps`` (from R) and, for the
 whole command, the broadcast ``order`` (from K). The parse ends on ``<eos>`` with the stack
 ``[S]`` or ``[J, S]``: the clause nodes of the parse tree, left to right.
 
@@ -39,9 +40,12 @@ SYMBOLS = 10
 FREE, DEAD = 6, 5
 """``rel`` of positions off the stack; stack entries have ``rel`` 0..4."""
 RELS = 7
-PARSE, DECODE, DONE = 0, 1, 2
-"""Values of the broadcast ``phase`` (the program halts when every position is DONE)."""
-MODIFIERS = {"opposite": 1, "around": 2}
+PARSE, DECODE, DONE, FLUSH = 0, 1, 2, 3
+"""Values of the broadcast ``phase`` (the program halts when every position is DONE; FLUSH is
+the one layer after the last block, in which its actions are written)."""
+PLAIN = 1
+"""``mod`` of an ``X D`` phrase (0 is a lone ``u``): ``mod`` is the phrase's shape, the V rule."""
+MODIFIERS = {"opposite": 2, "around": 3}
 DIRECTIONS = {"left": 1, "right": 2}
 REPEATS = {"twice": 1, "thrice": 2}
 CONJUNCTIONS = {"and": 1, "after": 2}
@@ -163,6 +167,12 @@ def parse_modifier(x):
             x["mod"] = MODIFIERS[word]
 
 
+def parse_shape(x):
+    """``mod`` of an ``X D`` node is PLAIN: read from the rule alone, not from its words."""
+    if _at_lhs(x) in ("V_XD", "S_XD") and x["mod"] == 0:
+        x["mod"] = PLAIN
+
+
 def parse_lookahead(x):
     """Every shift moves the lookahead marker one position right."""
     if x["phase"] != PARSE or x["la"] not in (X, D, M, R, K):
@@ -198,6 +208,7 @@ PARTS = (
     parse_sym,
     parse_attributes,
     parse_modifier,
+    parse_shape,
     parse_lookahead,
     parse_order,
     parse_finish,

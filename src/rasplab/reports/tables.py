@@ -184,6 +184,14 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
         lines += ["## Failed runs", ""]
         lines += [f"- `{r.run_id}` {r.task} {r.variant} seed {r.seed}: {r.error}" for r in failed]
         lines.append("")
+    diverged = [r for r in records if r.status == "diverged"]
+    if diverged:
+        lines += ["## Diverged runs (the loss became NaN or infinite; not in the tables)", ""]
+        lines += [
+            f"- `{r.run_id}` {r.task} {r.variant} seed {r.seed}: at step {r.steps}"
+            for r in diverged
+        ]
+        lines.append("")
     if plots:
         lines += ["## Plots", ""] + [f"- [{p}]({p})" for p in plots] + [""]
     return "\n".join(lines)

@@ -2,7 +2,8 @@
 
 Everything goes through a task's hooks (``record``, ``text``), so a family with its own record
 format (e.g. ``ptg``) needs no special case. Files are written to a temporary name in the
-target directory and renamed into place, so an error never leaves a partial file behind.
+target directory and renamed into place (:mod:`rasplab.files`), so an error never leaves a
+partial file behind, and only a regular file is ever replaced.
 
 >>> from rasplab.tasks import get_task
 >>> task = get_task("parity")
@@ -14,16 +15,14 @@ target directory and renamed into place, so an error never leaves a partial file
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import publish, regular_target, replace_dir, temp_dir, temp_file
 from rasplab.tasks.base import Example, Task
 
 FORMATS = ("jsonl", "text", "hf")
@@ -88,10 +87,8 @@ def write_lines(lines: Iterable[str], out: Path | None, stream: TextIO | None = 
             count += 1
         stream.flush()
         return count
-    out = Path(out)
-    if out.is_dir():
-        raise RasplabError(f"cannot write {out}: it is a directory; give a file path")
-    tmp = _temp_file(out)
+    out = regular_target(out, "dataset")
+    tmp = temp_file(out)
     try:
         count = 0
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
@@ -102,21 +99,8 @@ def write_lines(lines: Iterable[str], out: Path | None, stream: TextIO | None = 
     except OSError as err:
         raise RasplabError(f"cannot write {out}: {err.strerror or err}") from err
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.unlink(missing_ok=True)
     return count
-
-
-def _temp_file(out: Path) -> str:
-    """Create an empty temporary file next to ``out`` (error if the directory is unwritable)."""
-    try:
-        fd, tmp = tempfile.mkstemp(
-            dir=out.parent if str(out.parent) else ".", prefix=f".{out.name}.", suffix=".tmp"
-        )
-    except OSError as err:
-        raise RasplabError(f"cannot write {out}: {err.strerror or err}") from err
-    os.close(fd)
-    return tmp
 
 
 def write_hf(task: Task, examples: Sequence[Example], out: Path | None) -> int:
@@ -129,24 +113,14 @@ def write_hf(task: Task, examples: Sequence[Example], out: Path | None) -> int:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RasplabError(f"cannot write {out}: it exists and is not a directory")
+    tmp = temp_dir(out)
     try:
-        tmp = tempfile.mkdtemp(dir=out.parent if str(out.parent) else ".", prefix=f".{out.name}.")
-    except OSError as err:
-        raise RasplabError(f"cannot write {out}: {err.strerror or err}") from err
-    try:
-        datasets.Dataset.from_list([task.record(ex) for ex in examples]).save_to_disk(tmp)
-        if out.exists():
-            old = tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old.")
-            os.replace(out, os.path.join(old, "data"))
-            publish(tmp, out, directory=True)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            publish(tmp, out, directory=True)
+        datasets.Dataset.from_list([task.record(ex) for ex in examples]).save_to_disk(str(tmp))
+        replace_dir(tmp, out)
     except OSError as err:
         raise RasplabError(f"cannot write {out}: {err.strerror or err}") from err
     finally:
-        if os.path.exists(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     return len(examples)
 
 

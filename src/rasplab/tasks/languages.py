@@ -166,6 +166,13 @@ def _others() -> dict[str, tuple[str, Automaton]]:
 LANGUAGES: dict[str, tuple[str, Automaton]] = {**_tomita(), **_others()}
 """name -> (definition, automaton), in the order of ``docs/tasks.md``."""
 
+PARITY_LANGUAGE: tuple[str, Automaton] = (
+    "even number of 1s",
+    Automaton.build("01", {"e": {"0": "e", "1": "o"}, "o": {"0": "o", "1": "e"}}, "e", {"e"}),
+)
+"""PARITY over {0, 1} as a language (the reference row of Huang et al.'s Table 2). Data only:
+it is not a registered task (the ``parity`` task is the algorithmic formulation)."""
+
 
 def _windows(lo: int, hi: int, incr: int, style: str) -> tuple[Bin, tuple[Bin, ...]]:
     """The train bin and test bins the published configs produce (see HUANG_WINDOWS)."""
@@ -312,4 +319,12 @@ def language(name: str) -> Automaton:
     return LANGUAGES[name][1]
 
 
-__all__ = ["HUANG_WINDOWS", "LANGUAGES", "LanguageTask", "dyck_bounded", "get_task", "language"]
+__all__ = [
+    "HUANG_WINDOWS",
+    "LANGUAGES",
+    "PARITY_LANGUAGE",
+    "LanguageTask",
+    "dyck_bounded",
+    "get_task",
+    "language",
+]

@@ -198,14 +198,52 @@ def simple_split(seed: int = 0, train_fraction: float = 0.8) -> tuple[list[str],
     return train, test
 
 
-SPLIT_TYPES = ("length", "simple")
+SPLIT_TYPES = (
+    "length",
+    "simple",
+    "add_jump",
+    "add_turn_left",
+    "jump_around_right",
+    "around_right",
+    "opposite_right",
+    "right",
+    "mcd1",
+    "mcd2",
+    "mcd3",
+)
+"""Every split type (see :mod:`rasplab.tasks.scan_splits` and :mod:`rasplab.tasks.scan_mcd`)."""
+
+
+def split_commands(split_type: str, split_seed: int = 0) -> tuple[list[str], list[str]]:
+    """``(train, test)`` commands of a split type, each in :func:`all_commands` order.
+
+    >>> [len(part) for part in split_commands("add_turn_left")]
+    [19702, 1208]
+    """
+    from rasplab.tasks import scan_mcd, scan_splits
+
+    if split_type == "length":
+        return length_split()
+    if split_type == "simple":
+        return simple_split(split_seed)
+    if split_type.startswith("add_"):
+        return scan_splits.add_primitive_split(split_type[len("add_") :])
+    if split_type in scan_splits.TEMPLATES:
+        return scan_splits.template_split(split_type)
+    if split_type in scan_mcd.MCD_SEEDS:
+        return scan_mcd.named_mcd_split(split_type)
+    raise RasplabError(
+        f"scan option split must be one of: {', '.join(SPLIT_TYPES)} (got {split_type!r})"
+    )
 
 
 @register("scan")
 class ScanTask(Task):
     """SCAN as an answer task: ``<bos> command words <sep> actions <eos>``; length = number of
     command words (1-9). Splits: ``train``/``test`` of the chosen split type (``length``, the
-    default, or ``simple`` with ``split_seed``), and ``all`` (every command, canonical order).
+    default; ``simple`` with ``split_seed``; ``add_jump``, ``add_turn_left``, the templates
+    ``jump_around_right``, ``around_right``, ``opposite_right``, ``right``; ``mcd1``-``mcd3``:
+    see :data:`SPLIT_TYPES`), and ``all`` (every command, canonical order).
     SCAN is finite, so :meth:`sample` draws only from the training split.
 
     >>> task = ScanTask()
@@ -219,7 +257,7 @@ class ScanTask(Task):
     """
 
     name = "scan"
-    description = "SCAN commands to action sequences (split: length or simple)"
+    description = "SCAN commands to action sequences (split: length, simple, add_jump, ...)"
     vocab = SPECIALS + WORDS + ACTION_TOKENS
     splits = ("train", "test", "all")
     train_bin = Bin(1, 9)
@@ -230,6 +268,10 @@ class ScanTask(Task):
         if split not in SPLIT_TYPES:
             raise RasplabError(
                 f"scan option split must be one of: {', '.join(SPLIT_TYPES)} (got {split!r})"
+            )
+        if not isinstance(split_seed, int) or not 0 <= split_seed < 2**32:
+            raise RasplabError(
+                f"scan option split_seed must be an int in [0, 2**32), got {split_seed!r}"
             )
         self.split_type, self.split_seed = split, split_seed
         self.description = f"SCAN commands to action sequences ({split} split)"
@@ -242,9 +284,7 @@ class ScanTask(Task):
             raise RasplabError(
                 f"scan has no split {split!r}; choose one of: {', '.join(self.splits)}"
             )
-        train, test = (
-            length_split() if self.split_type == "length" else simple_split(self.split_seed)
-        )
+        train, test = split_commands(self.split_type, self.split_seed)
         return train if split == "train" else test
 
     def example(self, command: str) -> Example:
@@ -264,14 +304,17 @@ class ScanTask(Task):
         return length + 3 + _longest_actions().get(length, 0)
 
     def sample(self, rng: np.random.Generator, length: int) -> Example:
-        """A uniform training-split command with ``length`` words."""
+        """A uniform training-split command with ``length`` words (where the split has none of
+        that length, e.g. some MCD splits, with the nearest length it has, shorter first)."""
         if not hasattr(self, "_train_by_length"):
             self._train_by_length: dict[int, list[str]] = {}
             for c in self.pool("train"):
                 self._train_by_length.setdefault(len(c.split()), []).append(c)
-        pool = self._train_by_length.get(length, [])
-        if not pool:
-            raise RasplabError(f"scan's training split has no command of {length} words")
+        if not self._train_by_length:
+            raise RasplabError(f"scan's {self.split_type} training split is empty")
+        if length not in self._train_by_length:  # e.g. MCD splits lack some lengths: nearest
+            length = min(self._train_by_length, key=lambda n: (abs(n - length), n))
+        pool = self._train_by_length[length]
         return self.example(pool[int(rng.integers(len(pool)))])
 
     def default_bin(self, split: str) -> Bin:

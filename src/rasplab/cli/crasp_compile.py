@@ -1,0 +1,105 @@
+"""CLI: ``rasplab crasp compile`` and ``rasplab crasp verify`` (the C-RASP compiler).
+
+``compile PROGRAM --max-length N [--out DIR] [--json]`` prints the sizes of the transformer
+that runs PROGRAM exactly on every input of up to N symbols (``{"layers", "heads", "width",
+"parameters", "nonzero_parameters", "max_length", "compile_seconds", "dtype"}``) and with
+``--out`` saves it (safetensors + JSON, written atomically). ``verify PROGRAM`` compiles it and
+compares every operation at every position with the interpreter, on every string up to
+``--exhaustive-up-to`` and on ``--samples`` random strings with lengths in ``--lengths``
+(``--model DIR`` verifies a saved model instead, up to the length it was compiled for);
+it prints ``{"total", "agree", "first_divergence"}`` and exits 1 on any disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from rasplab.cli.crasp import PROGRAM_HELP
+from rasplab.crasp.compile import DEFAULT_MAX_LENGTH
+
+
+def register(crasp_app: typer.Typer) -> None:
+    """Attach ``compile`` and ``verify`` to the ``rasplab crasp`` group."""
+
+    @crasp_app.command("compile")
+    def compile_command(
+        name: str = typer.Argument(..., metavar="PROGRAM", help=PROGRAM_HELP),
+        max_length: int = typer.Option(
+            DEFAULT_MAX_LENGTH, "--max-length", metavar="N", help="Longest input (symbols)."
+        ),
+        out: str = typer.Option(
+            None, "--out", metavar="DIR", help="Save safetensors + JSON into this directory."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Compile a C-RASP program into a softmax transformer and print its sizes."""
+        from rasplab.crasp.compile import compile_program, model_stats
+        from rasplab.crasp.export import save_compiled
+        from rasplab.crasp.load import load_program
+
+        model = compile_program(load_program(name), max_length)
+        report = model_stats(model)
+        if out is not None:
+            save_compiled(model, out)
+            print(f"saved compiled model to {out}", file=sys.stderr)
+        if as_json:
+            print(json.dumps(report))
+        else:
+            for key, value in report.items():
+                print(f"{key}: {value}")
+
+    @crasp_app.command("verify")
+    def verify_command(
+        name: str = typer.Argument(..., metavar="PROGRAM", help=PROGRAM_HELP),
+        max_length: int = typer.Option(
+            DEFAULT_MAX_LENGTH, "--max-length", metavar="N", help="Compile for inputs up to N."
+        ),
+        exhaustive_up_to: int = typer.Option(
+            None,
+            "--exhaustive-up-to",
+            metavar="K",
+            help="Every string of length 0..K (default: the longest K with <= 10^6 strings).",
+        ),
+        lengths: str = typer.Option(
+            None, "--lengths", metavar="A-B", help="Lengths of the random strings (default 0-N)."
+        ),
+        samples: int = typer.Option(200, "--samples", metavar="N", help="Random strings."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the random strings."),
+        model_dir: str = typer.Option(
+            None,
+            "--model",
+            metavar="DIR",
+            help="Verify a saved model (from `compile --out DIR`) instead of compiling.",
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", help='Print {"total", "agree", "first_divergence"}.'
+        ),
+    ) -> None:
+        """Check the compiled transformer against the interpreter, every operation at every
+        position; exit 1 on any disagreement."""
+        from rasplab.crasp.export import load_compiled
+        from rasplab.crasp.load import load_program
+        from rasplab.crasp.verify import verify
+
+        program = load_program(name)
+        model = None if model_dir is None else load_compiled(model_dir, program)
+        report = verify(
+            program,
+            model=model,
+            max_length=max_length,
+            exhaustive_up_to=exhaustive_up_to,
+            lengths=lengths,
+            samples=samples,
+            seed=seed,
+        )
+        if as_json:
+            print(json.dumps(report.to_json()))
+        else:
+            print(f"{report.agree} of {report.total} inputs agree at every operation and position")
+            if report.first_divergence is not None:
+                print(f"first divergence: {json.dumps(report.first_divergence)}")
+        if not report.ok:
+            raise typer.Exit(1)

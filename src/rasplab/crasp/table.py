@@ -1,0 +1,160 @@
+"""The C-RASP table: for every task, what the theory predicts and what training measured.
+
+:func:`build_table` reads top to bottom as its steps:
+
+1. the expressibility rows (:mod:`rasplab.crasp.expressibility`: C-RASP verdicts with
+   programs or citations, star-free and AC0 computed from the automata, dot-depth cited, the
+   prediction "NoPE" / "APE only" / "neither");
+2. with a results store, the measurements per task and encoding
+   (:mod:`rasplab.crasp.measure`: per-bin means over all and over fitted seeds, and whether
+   the encoding generalizes at the given threshold);
+3. the comparison: the prediction says APE should generalize unless it is "neither", and
+   NoPE should generalize only when it is "NoPE"; each measured encoding agrees ("yes") or
+   not ("no"); an encoding with no fitted seed is "inconclusive", one without runs "not
+   measured". A row agrees when both encodings agree, disagrees when either disagrees.
+
+:func:`write_table` renders Markdown, CSV and a PNG figure (:mod:`rasplab.crasp.table_text`,
+:mod:`rasplab.crasp.table_plot`) in memory first and then writes each file atomically.
+
+>>> t = build_table(tasks=["tomita4"])
+>>> r = t.rows[0]
+>>> r.row.prediction, r.expected("APE"), r.expected("NoPE"), r.agreement("APE")
+('APE only', True, False, 'not measured')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rasplab.crasp.expressibility import ExpressibilityRow, rows
+from rasplab.crasp.measure import Measurement, check_threshold, measure
+
+ENCODING_NAMES = ("APE", "NoPE")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One task: its expressibility row and, when a store was read, its measurements."""
+
+    row: ExpressibilityRow
+    measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" -> Measurement
+
+    def expected(self, encoding: str) -> bool | None:
+        """Whether the prediction says ``encoding`` length-generalizes on this task (None:
+        no prediction)."""
+        if self.row.prediction == "not known":
+            return None
+        if encoding == "NoPE":
+            return self.row.prediction == "NoPE"
+        return self.row.prediction != "neither"
+
+    def measurement(self, encoding: str) -> Measurement | None:
+        """The measurement of ``encoding``, None when the store has no run of it."""
+        return self.measurements.get(encoding)
+
+    def agreement(self, encoding: str) -> str:
+        """``"yes"``, ``"no"``, ``"inconclusive"`` (no fitted seed, no longer bins, or no
+        prediction) or ``"not measured"``."""
+        m = self.measurement(encoding)
+        if m is None or not m.seeds:
+            return "not measured"
+        if (
+            m.status not in ("generalizes", "does not generalize")
+            or self.expected(encoding) is None
+        ):
+            return "inconclusive"
+        return "yes" if (m.status == "generalizes") == self.expected(encoding) else "no"
+
+    @property
+    def agree(self) -> str:
+        """The row's agreement: "no" if either encoding disagrees, "yes" if both agree,
+        "not measured" if neither was measured, else "inconclusive"."""
+        each = [self.agreement(e) for e in ENCODING_NAMES]
+        if "no" in each:
+            return "no"
+        if all(a == "yes" for a in each):
+            return "yes"
+        return "not measured" if all(a == "not measured" for a in each) else "inconclusive"
+
+
+@dataclass(frozen=True)
+class CraspTable:
+    """The table's rows and how it was made (store, config, threshold)."""
+
+    rows: list
+    threshold: float
+    db: str | None = None
+    config: str | None = None
+
+    @property
+    def measured(self) -> bool:
+        """Whether a results store was read."""
+        return self.db is not None
+
+    def tally(self) -> dict:
+        """How many rows agree, disagree, are inconclusive or not measured."""
+        out = {"yes": 0, "no": 0, "inconclusive": 0, "not measured": 0}
+        for r in self.rows:
+            out[r.agree] += 1
+        return out
+
+
+def build_table(
+    db: str | Path | None = None,
+    config: str | Path | None = None,
+    tasks: list[str] | None = None,
+    threshold: float = 0.9,
+) -> CraspTable:
+    """The table for ``tasks`` (default: all 26 rows); measured from ``db`` when given."""
+    from rasplab.errors import RasplabError
+
+    check_threshold(threshold)
+    if config is not None and db is None:
+        raise RasplabError("--config selects runs of a results store; give --db RESULTS too")
+    expressibility = rows(tasks)
+    measured = {}
+    if db is not None:
+        names = [r.info.measured_task for r in expressibility if r.info.measured_task]
+        measured = measure(db, config=config, tasks=names, threshold=threshold)
+    table_rows = [
+        TableRow(
+            r,
+            {
+                e: measured[(r.info.measured_task, e)]
+                for e in ENCODING_NAMES
+                if (r.info.measured_task, e) in measured
+            },
+        )
+        for r in expressibility
+    ]
+    return CraspTable(
+        table_rows,
+        threshold,
+        None if db is None else str(db),
+        None if config is None else str(config),
+    )
+
+
+def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
+    """Write ``crasp_table.md``, ``crasp_table.csv`` and ``crasp_table.png`` into ``out_dir``
+    (everything rendered before the first file is written; each file written atomically)."""
+    from rasplab.crasp.table_plot import table_figure_png
+    from rasplab.crasp.table_text import csv_text, markdown
+    from rasplab.harness.checkpoint import atomic_write_bytes, atomic_write_text
+
+    out = Path(out_dir)
+    rendered = {
+        out / "crasp_table.md": markdown(table),
+        out / "crasp_table.csv": csv_text(table),
+        out / "crasp_table.png": table_figure_png(table),
+    }
+    for path, content in rendered.items():
+        if isinstance(content, bytes):
+            atomic_write_bytes(path, content)
+        else:
+            atomic_write_text(path, content)
+    return list(rendered)
+
+
+__all__ = ["ENCODING_NAMES", "CraspTable", "TableRow", "build_table", "write_table"]

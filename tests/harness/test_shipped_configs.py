@@ -1,0 +1,24 @@
+"""Every sweep config shipped in configs/ loads and expands into valid runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rasplab.harness.sweepconfig import load_sweep
+
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_config_expands(path):
+    runs = load_sweep(path).expand()
+    assert runs and len({r.hash() for r in runs}) == len(runs)
+
+
+def test_scan_configs_cover_length_and_mcd_splits():
+    for name in ("scan_cpu_scale.yaml", "scan_paper_scale.yaml"):
+        runs = load_sweep(CONFIGS[0].parent / name).expand()
+        assert {r.task_options["split"] for r in runs} == {"length", "mcd1", "mcd2", "mcd3"}
+        assert {r.model.universal for r in runs} == {True, False}
