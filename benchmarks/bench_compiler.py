@@ -184,7 +184,7 @@ def conflict_check(repeats: int) -> dict:
     from rasplab.programs import get_program
     from rasplab.seeding import generator
 
-    cases = [("addition_alta", 8, 200), ("addition", 8, 200), ("scan", 9, 200)]
+    cases = [("addition_alta", 8, 50), ("addition", 8, 200), ("scan", 9, 200)]
     out = {}
     checked = compiled_run._conflicts
     for name, length, count in cases:
