@@ -153,10 +153,8 @@ def predict_it(out: Path) -> None:
 
     heading("6. Predict it: C-RASP programs, compiled, and the table that predicts step 4")
     majority = library.program("binary_majority")
-    print(
-        f"binary_majority ({majority.crasp_class}) on '1 1 0': accept = "
-        f"{bool(run(majority, ['1 1 0']).accept[0])}"
-    )
+    answer = run(majority, ["1 1 0 <sep>"]).readout(0)[-1]
+    print(f"binary_majority ({majority.crasp_class}): next token after '1 1 0 <sep>' is {answer}")
     model = compile_crasp(majority, max_length=64)
     stats = crasp_stats(model)
     report = verify_crasp(majority, model=model, exhaustive_up_to=10, samples=100, seed=0)
