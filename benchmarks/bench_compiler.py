@@ -1,6 +1,6 @@
 """Benchmark: compiled sizes and speed, side by side with ALTA's figures; prints one JSON object.
 
-    python benchmarks/bench_compiler.py [--quick] [--random-pairs N] [--skip-scan]
+    python benchmarks/bench_compiler.py [--quick] [--random-pairs N] [--skip-scan] [--sections ...]
 
 Sections:
   programs        every library program (and minimal SCAN w.r.t. the length split's training
@@ -12,12 +12,16 @@ Sections:
                   figure): seconds, correct outputs (against the task's canonical actions),
                   and the batched interpreter on the same batch in the same child process
                   (ratio compiled / interpreter).
+  conflict_check  the cost of the compiled rule-conflict check: one batch per program run
+                  with the check and with it switched off (same process, alternating, best
+                  of 3), seconds and the ratio with / without, and ms per layer for each.
   random_differential  N random (program, input) pairs (default 10,000), compiled vs
                   interpreted on every variable at every layer, in float32 and float64.
 
-ALTA's figures were measured on this kind of machine for rasplab's design notes (lead's
-measurements; see shared/references/alta.md); they are constants here, NOT measured by this
-script.
+ALTA's figures come from running ALTA's public code on this kind of machine (measured for
+rasplab's design notes); they are constants here, NOT measured by this script. Both addition
+programs are set beside ALTA's addition: ``addition_alta`` is the same program, ``addition``
+the compact one for the same task.
 """
 
 from __future__ import annotations
@@ -81,7 +85,7 @@ def program_sizes(repeats: int) -> dict:
             times.append(time.perf_counter() - start)
         stats = model_stats(model, program)
         stats["compile_seconds"] = round(statistics.median(times), 4)
-        alta = ALTA.get(name)
+        alta = ALTA.get(name.removesuffix("_alta"))
         if alta is not None:
             stats["alta"] = alta
             stats["ratio_to_alta"] = {
@@ -173,11 +177,58 @@ def random_differential(pairs: int) -> dict:
     }
 
 
+def conflict_check(repeats: int) -> dict:
+    """The rule-conflict check's share of a compiled run: with it vs without it."""
+    from rasplab.compiler import compile_program
+    from rasplab.compiler import run as compiled_run
+    from rasplab.programs import get_program
+    from rasplab.seeding import generator
+
+    cases = [("addition_alta", 8, 50), ("addition", 8, 200), ("scan", 9, 200)]
+    out = {}
+    checked = compiled_run._conflicts
+    for name, length, count in cases:
+        entry = get_program(name)
+        rng = generator(0, "bench", "conflicts", name)
+        batch = [entry.encode(entry.random_input(rng, length)) for _ in range(count)]
+        model = compile_program(entry.program(), max_length=max(map(len, batch)))
+        times = {"with_check": [], "without_check": []}
+        layers = 0
+        for _ in range(repeats):
+            for key, fn in (("with_check", checked), ("without_check", lambda *a: {})):
+                compiled_run._conflicts = fn
+                try:
+                    start = time.perf_counter()
+                    run = compiled_run.run_compiled(model, batch)
+                    times[key].append(time.perf_counter() - start)
+                finally:
+                    compiled_run._conflicts = checked
+                layers = max(run.layers)
+        best = {k: min(v) for k, v in times.items()}
+        out[name] = {
+            "sequences": count,
+            "layers_max": layers,
+            "rule_units": int(len(model.rule_units)),
+            "seconds_with_check": round(best["with_check"], 4),
+            "seconds_without_check": round(best["without_check"], 4),
+            "ms_per_layer_with_check": round(1000 * best["with_check"] / layers, 3),
+            "ms_per_layer_without_check": round(1000 * best["without_check"] / layers, 3),
+            "ratio_with_to_without": round(best["with_check"] / best["without_check"], 3),
+        }
+        _log(f"conflict check {name}: x{out[name]['ratio_with_to_without']}")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 compile repeat, 1,000 random pairs")
     parser.add_argument("--random-pairs", type=int, default=None)
     parser.add_argument("--skip-scan", action="store_true")
+    parser.add_argument(
+        "--sections",
+        default="programs,scan,conflicts,random",
+        help="comma-separated: programs, scan, conflicts, random",
+    )
     parser.add_argument("--scan-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scan_child:
@@ -185,16 +236,16 @@ def main() -> None:
         return
     torch.set_num_threads(1)
     pairs = args.random_pairs if args.random_pairs is not None else (1000 if args.quick else 10000)
-    out = {
-        "torch_threads": 1,
-        "alta": ALTA,
-        "targets": TARGETS,
-        "programs": program_sizes(1 if args.quick else 3),
-    }
-    if not args.skip_scan:
+    sections = set(args.sections.split(","))
+    out = {"torch_threads": 1, "alta": ALTA, "targets": TARGETS}
+    if "programs" in sections:
+        out["programs"] = program_sizes(1 if args.quick else 3)
+    if "scan" in sections and not args.skip_scan:
         _log("SCAN length split test set ...")
         out["scan_length_test"] = scan_length_test()
-    if pairs:
+    if "conflicts" in sections:
+        out["conflict_check"] = conflict_check(3)
+    if pairs and "random" in sections:
         _log(f"{pairs} random pairs ...")
         out["random_differential"] = random_differential(pairs)
     print(json.dumps(out))

@@ -66,7 +66,7 @@ def explain_it() -> None:
         ("parity_sequential_relative", "0-20", "21-40"),
         ("parity_sequential_absolute", "0-20", "21-40"),
         ("parity_sum_mod_2", "0-20", "21-40"),
-        ("addition", "1-3", "4-20"),
+        ("addition_alta", "1-3", "4-20"),
     ]
     print(
         f"{'program':28s} {'train':>6s} {'test':>6s} {'rules':>7s} {'minimal':>8s} {'test acc':>9s}"
@@ -82,8 +82,8 @@ def explain_it() -> None:
     print(
         "relative parity is pinned down by short inputs; absolute parity never saw positions past\n"
         "20, whose initialisation falls back to the default; sum-mod-2 lacks rules for counts of\n"
-        "ones never seen (ALTA Figure 4); addition's 884 rules from <= 3-digit operands\n"
-        "generalize to longer operands."
+        "ones never seen (ALTA Figure 4); ALTA-shaped addition's 884 rules from <= 3-digit\n"
+        "operands generalize to longer operands."
     )
 
 
@@ -93,6 +93,7 @@ def compile_it() -> None:
     for name, lengths, samples in [
         ("parity_sequential_relative", "1-100", 300),
         ("addition", "1-30", 200),
+        ("addition_alta", "1-10", 50),
         ("scan", "1-48", 300),
     ]:
         entry = get_program(name)
@@ -152,10 +153,8 @@ def predict_it(out: Path) -> None:
 
     heading("6. Predict it: C-RASP programs, compiled, and the table that predicts step 4")
     majority = library.program("binary_majority")
-    print(
-        f"binary_majority ({majority.crasp_class}) on '1 1 0': accept = "
-        f"{bool(run(majority, ['1 1 0']).accept[0])}"
-    )
+    answer = run(majority, ["1 1 0 <sep>"]).readout(0)[-1]
+    print(f"binary_majority ({majority.crasp_class}): next token after '1 1 0 <sep>' is {answer}")
     model = compile_crasp(majority, max_length=64)
     stats = crasp_stats(model)
     report = verify_crasp(majority, model=model, exhaustive_up_to=10, samples=100, seed=0)

@@ -23,7 +23,7 @@ from rasplab.programs import get_program
 RELATIVE = get_program("parity_sequential_relative")
 ABSOLUTE = get_program("parity_sequential_absolute")
 SUM_MOD_2 = get_program("parity_sum_mod_2")
-ADDITION = get_program("addition")
+ADDITION = get_program("addition_alta")
 
 
 def test_minimal_sequential_relative_parity_generalizes_to_all_lengths():
@@ -149,7 +149,7 @@ def test_cli_minimal_prints_one_json_object(capsys):
     "args",
     [
         ["nope", "--train-lengths", "0-2", "--test-lengths", "3-4"],
-        ["addition", "--train-lengths", "0-3", "--test-lengths", "4-6"],
+        ["addition_alta", "--train-lengths", "0-3", "--test-lengths", "4-6"],
         ["parity_sum_mod_2", "--train-lengths", "5-2", "--test-lengths", "3-4"],
         ["parity_sum_mod_2", "--train-lengths", "x", "--test-lengths", "3-4"],
         ["parity_sum_mod_2", "--train-lengths", "0-2", "--test-lengths", "3-400"],

@@ -39,6 +39,27 @@ def test_user_program_from_a_file(tmp_path, capsys):
     assert code == 2 and "outside the input range" in err
 
 
+def test_crasp_program_and_non_programs_from_a_file(tmp_path, capsys):
+    src = tmp_path / "counting.py"
+    src.write_text(
+        "from rasplab.crasp import Q, count, program\n"
+        "def no_b():\n"
+        "    return program('no_b', (count(Q('b')) == 0).named('no_b'), alphabet='ab')\n"
+        "LIMIT = 3\n"
+    )
+    out = tmp_path / "c.html"
+    code, _ = _run(capsys, "explore", f"{src}:no_b", "--input", "a a b", "--out", str(out))
+    assert code == 0 and out.read_text().startswith("<!DOCTYPE html>")
+    for ref, message in [
+        (f"{src}:LIMIT", "is int, not a program (an ALTA Program or library entry, or a C-RASP"),
+        (f"{src}:missing", "defines no 'missing'"),
+        (str(src), "name the object in the file, as FILE.py:NAME"),
+    ]:
+        bad = tmp_path / "bad.html"
+        code, err = _run(capsys, "explore", ref, "--input", "a", "--out", str(bad))
+        assert code == 2 and message in err and err.count("\n") == 1 and not bad.exists()
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

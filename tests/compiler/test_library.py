@@ -11,7 +11,8 @@ from rasplab.programs.verify import verify_program
 
 # name -> (long lengths, random samples there, every input up to this length)
 CASES = {
-    "addition": ("2-3", 20, 1),
+    "addition": ("2-8", 40, 2),
+    "addition_alta": ("2-3", 20, 1),
     "dyck1": ("97-100", 4, 8),
     "majority": ("100-128", 29, None),
     "parity_sequential_absolute": ("97-100", 4, 6),
@@ -42,9 +43,9 @@ def test_library_program_compiles_and_verifies(name):
     assert report.ok, report.first_divergence
 
 
-def test_addition_at_about_100_positions():
-    entry = get_program("addition")
-    report = verify_program(entry, "48-48", 2, seed=2)  # 48 digits: 99 positions, 51 layers
+@pytest.mark.parametrize("name", ["addition", "addition_alta"])
+def test_addition_at_about_100_positions(name):
+    report = verify_program(get_program(name), "48-48", 2, seed=2)  # 99 positions, 50-51 layers
     assert report.to_json() == {"total": 2, "agree": 2, "first_divergence": None}
 
 

@@ -50,13 +50,17 @@ def test_figure_3_table():
     assert last[4].split() == ["parity_left", "-", "-", "-"]  # head outputs undefined after the MLP
     after_attention_2 = lines[blocks[3] + 1 : blocks[4]]
     assert after_attention_2[4].split() == ["parity_left", "1", "1", "1"]
-    assert last[-1].split() == [
+    assert last[-3].split() == [
         "rules",
         "fired",
         "-",
         "-",
         "4,5",
     ]  # parity and done updated at position 2
+    rules = run.traces[0].rules
+    assert last[-2:] == [f"    rule 4 at 2: {rules[4]}", f"    rule 5 at 2: {rules[5]}"]
+    assert {rules[4].var, rules[5].var} == {"parity", "done"}
+    assert dict(rules[4].lhs)["done_left"] == 1  # the rule that fired reads the neighbour's done
 
 
 def test_table_marks_changes_and_formats_every_kind():

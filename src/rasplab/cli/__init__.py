@@ -1,7 +1,7 @@
 """The ``rasplab`` command line: thin subcommands over library functions.
 
 User errors (:class:`rasplab.errors.RasplabError`, bad arguments) print one line to stderr
-and exit 2; a failed check exits 1; success exits 0. See ``specs/cli.md``.
+and exit 2; a failed check exits 1; success exits 0. See ``docs/cli.md``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,10 @@ def compiled_runner(program, max_layers: int | None = None):
     def run(batch, trace):
         """Compile for this batch's lengths, then run it."""
         model = compile_for(program, [len(b) for b in batch])
-        return run_compiled(model, batch, trace=trace, max_layers=max_layers)
+        run = run_compiled(model, batch, trace=trace, max_layers=max_layers)
+        for t in run.traces or []:
+            t.rules = program.rules  # rule indices are the program's: print their text
+        return run
 
     return run
 

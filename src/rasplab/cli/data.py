@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
             None, "--compat", help="Shorthand for -o compat=NAME (regular languages: huang)."
         ),
     ) -> None:
-        """Generate a dataset (formats in specs/tasks.md) and write it to --out or stdout."""
+        """Generate a dataset (formats in docs/tasks.md) and write it to --out or stdout."""
         from rasplab.bins import Bin
         from rasplab.errors import RasplabError
         from rasplab.tasks import get_task

@@ -23,19 +23,15 @@ def load_target(spec: str):
     from rasplab.lang.program import Program
     from rasplab.programs import get_program, program_names
     from rasplab.programs.base import LibraryProgram
+    from rasplab.programs.loading import built, is_file_ref, load_object
 
-    if ".py:" in spec or spec.endswith(".py"):
-        obj = _from_file(spec)
+    if is_file_ref(spec):
+        kinds = (Program, LibraryProgram, CraspProgram)
+        what = "a program (an ALTA Program or library entry, or a C-RASP Program"
+        obj = built(spec, load_object(spec), kinds, what)
         if isinstance(obj, LibraryProgram):
             return "program", obj, obj.program()
-        if isinstance(obj, Program):
-            return "program", None, obj
-        if isinstance(obj, CraspProgram):
-            return "crasp", None, obj
-        raise RasplabError(
-            f"{spec} is {type(obj).__name__}, not a program (an ALTA Program or library "
-            "entry, or a C-RASP Program)"
-        )
+        return ("program" if isinstance(obj, Program) else "crasp"), None, obj
     if spec in program_names():
         entry = get_program(spec)
         return "program", entry, entry.program()
@@ -48,40 +44,6 @@ def load_target(spec: str):
             f"unknown program {spec!r}: neither an ALTA program (`rasplab programs`) nor a "
             f"C-RASP program (`rasplab crasp programs`); or give FILE.py:NAME ({err})"
         ) from None
-
-
-def _from_file(spec: str):
-    """Import ``FILE.py`` and return its attribute ``NAME`` (called if it is a builder)."""
-    import importlib.util
-    import types
-    from pathlib import Path
-
-    path_text, _, attr = spec.rpartition(":") if ".py:" in spec else (spec, "", "")
-    if not attr:
-        raise RasplabError(f"{spec!r}: name the program in the file, as FILE.py:NAME")
-    path = Path(path_text)
-    if not path.is_file():
-        raise RasplabError(f"cannot read program file {str(path)!r}: No such file or directory")
-    module_name = f"_rasplab_explore_{path.stem}"
-    loader = importlib.util.spec_from_file_location(module_name, path)
-    if loader is None or loader.loader is None:
-        raise RasplabError(f"cannot import {str(path)!r} as a Python file")
-    module = importlib.util.module_from_spec(loader)
-    sys.modules[module_name] = module
-    try:
-        loader.loader.exec_module(module)
-        obj = getattr(module, attr, None)
-        if obj is None:
-            raise RasplabError(f"{path} defines no {attr!r}")
-        if isinstance(obj, types.FunctionType):  # a builder of no arguments
-            obj = obj()
-    except RasplabError:
-        raise
-    except Exception as err:  # the user's code failed: report it in one line
-        raise RasplabError(f"{path}:{attr}: {type(err).__name__}: {err}") from err
-    finally:
-        sys.modules.pop(module_name, None)
-    return obj
 
 
 def register(app: typer.Typer) -> None:

@@ -125,20 +125,28 @@ class _Recorder:
 
 def _conflicts(model: CompiledTransformer, h3: torch.Tensor, lengths: torch.Tensor, layer: int):
     """``{row: message}``: rows with two fired rule units writing one variable at one real
-    position; the message names the first such position and pair, as the interpreter does."""
+    position; the message names the first such position and pair, as the interpreter does.
+    Only the (few) fired units are looked at: (column, written slot) keys, sorted, repeat
+    exactly where two rules write one variable at one position."""
     writes = model.rule_writes
     if not len(writes):
         return {}
-    rows, t = len(lengths), h3.shape[1] // len(lengths)
-    fired = h3[model.rule_units] > 0.5  # [R, N]
-    counts = torch.zeros(len(model.layout.slots), fired.shape[1], dtype=torch.int32)
-    counts.index_add_(0, writes, fired.to(torch.int32))
-    clash = (counts > 1).any(dim=0).view(rows, t) & (torch.arange(t)[None, :] < lengths[:, None])
+    t = h3.shape[1] // len(lengths)
+    rule_of_unit = torch.full((h3.shape[0],), -1, dtype=torch.long)
+    rule_of_unit[model.rule_units] = torch.arange(len(writes))
+    units, cols = torch.nonzero(h3 > 0.5, as_tuple=True)
+    rules = rule_of_unit[units]
+    real = (rules >= 0) & (cols % t < lengths[cols // t])
+    rules, cols = rules[real], cols[real]
+    keys, _ = torch.sort(cols * len(model.layout.slots) + writes[rules])
+    twice = keys[1:][keys[1:] == keys[:-1]] // len(model.layout.slots)  # clashing columns
     out = {}
-    for r in torch.nonzero(clash.any(dim=1)).flatten().tolist():
-        pos = int(torch.nonzero(clash[r]).flatten()[0])
+    for col in twice.tolist():
+        r, pos = divmod(col, t)
+        if r in out:  # columns are sorted: the first clash of a row is its first position
+            continue
         seen: dict[int, int] = {}
-        for rule in torch.nonzero(fired[:, r * t + pos]).flatten().tolist():
+        for rule in torch.nonzero(h3[model.rule_units, col] > 0.5).flatten().tolist():
             slot = int(writes[rule])
             if slot in seen:
                 name = model.layout.slots[slot].name

@@ -3,7 +3,7 @@
 from rasplab.lang.heads import HeadSpec, qkv, v_relative
 from rasplab.lang.interpreter import BatchRun, interpret
 from rasplab.lang.program import Halt, Program, builder, program
-from rasplab.lang.rules import MLPBuilder, Rule, rules_from_function
+from rasplab.lang.rules import MLPBuilder, Rule, UnusedHeadReadWarning, rules_from_function
 from rasplab.lang.variables import Var, input_var, numeric_var, position_var, set_var, var
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "MLPBuilder",
     "Program",
     "Rule",
+    "UnusedHeadReadWarning",
     "Var",
     "builder",
     "input_var",

@@ -26,13 +26,20 @@ position 0) on purpose use it, and say so.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rasplab.errors import RasplabError
 from rasplab.lang.heads import RELATIVE_QK, RELATIVE_QK_VAR, HeadSpec
-from rasplab.lang.rules import MLPBuilder, Rule, rules_from_function
+from rasplab.lang.rules import (
+    MLPBuilder,
+    Rule,
+    UnusedHeadReadWarning,
+    rules_from_function,
+    unused_head_reads,
+)
 from rasplab.lang.variables import Var, numeric_var, var
 
 UNDEFINED_MODES = ("raise", "no_match")
@@ -85,6 +92,9 @@ class Program:
     name: str = "program"
     token_table: dict[str, tuple] = field(default_factory=dict, repr=False)
     undefined: str = "raise"
+    rule_sources: tuple[tuple[str, int], ...] = ()
+    """``(MLP function or builder name, rules it produced)`` in rule order; empty for a list
+    of Rules or after :meth:`with_rules`."""
 
     @property
     def all_variables(self) -> dict[str, Var]:
@@ -122,6 +132,9 @@ class Program:
             + (", causal" if self.causal else "")
             + f", undefined={self.undefined}",
         ]
+        if self.rule_sources:
+            per = ", ".join(f"{name} {n}" for name, n in self.rule_sources)
+            lines.append(f"  update rules per MLP function: {per}")
         for name, v in self.all_variables.items():
             detail = f"range {v.range}" if v.range is not None else f"values {v.values}"
             lines.append(f"  var {name}: {v.kind}, {detail}, init {v.init}")
@@ -157,6 +170,32 @@ def _head_output_spec(name: str, head: HeadSpec, value: Var) -> Var:
     if value.kind == "categorical":
         return var(value.range)
     return numeric_var(values=value.values)
+
+
+def _traced(
+    fn: Callable[[Any], None],
+    variables: dict[str, Var],
+    readable: dict[str, Var],
+    heads: dict[str, HeadSpec],
+    head_outputs: dict[str, Var],
+) -> list[Rule]:
+    """``fn``'s rules; an :class:`UnusedHeadReadWarning` if an update reads a head output it
+    never uses (it then cannot fire where that head output is undefined)."""
+    rules = rules_from_function(fn, variables, readable)
+    selection = {n: (h.query, h.key, h.relative, head_outputs[n].kind) for n, h in heads.items()}
+    pairs = unused_head_reads(rules, head_outputs, selection=selection)
+    if pairs:
+        listed = "; ".join(f"{v!r} reads {h!r}" for v, h in pairs)
+        warnings.warn(
+            f"MLP function {getattr(fn, '__name__', fn)!r}: the update of {listed} but writes "
+            "the same value whatever it holds, so the update never fires where the head "
+            "output is undefined (undefined='raise' fails there instead). Move the update "
+            "out of the branch that reads the head output, or into its own function "
+            "(mlp=[f1, f2, ...])",
+            UnusedHeadReadWarning,
+            stacklevel=4,  # the caller of program()
+        )
+    return rules
 
 
 def program(
@@ -241,16 +280,22 @@ def program(
         head_outputs[hname] = _head_output_spec(hname, h, v)
 
     readable = {**variables, **head_outputs}
+    sources: list[tuple[str, int]] = []
     if isinstance(mlp, Builder):
         m = MLPBuilder(readable)
         mlp.fn(m)
         rules = m.rules
-    elif callable(mlp):
-        rules = rules_from_function(mlp, variables, readable)
+        sources.append((getattr(mlp.fn, "__name__", "builder"), len(rules)))
     else:
-        rules = list(mlp)
-        if rules and all(callable(f) and not isinstance(f, Builder) for f in rules):
-            rules = [r for f in rules for r in rules_from_function(f, variables, readable)]
+        functions = [mlp] if callable(mlp) else list(mlp)
+        if functions and all(callable(f) and not isinstance(f, Builder) for f in functions):
+            rules = []
+            for f in functions:
+                part = _traced(f, variables, readable, heads, head_outputs)
+                rules += part
+                sources.append((getattr(f, "__name__", "mlp"), len(part)))
+        else:
+            rules = functions
     for r in rules:
         if not isinstance(r, Rule):
             raise RasplabError(
@@ -301,4 +346,5 @@ def program(
         name,
         table,
         undefined,
+        tuple(sources),
     )

@@ -27,6 +27,7 @@ if bit == 1 and done == 0 and parity == 1: parity 1 -> 0
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import product
@@ -83,6 +84,72 @@ def _update_rules(
     read = dict(context)
     olds = [read[name]] if name in read else list(spec.possible_values())
     return [Rule(context, name, old, new) for old in olds if old != new]
+
+
+class UnusedHeadReadWarning(UserWarning):
+    """A traced function's rules read a head output whose value does not change what they write."""
+
+
+def unused_head_reads(
+    rules: list[Rule],
+    heads: Mapping[str, Var],
+    per_path: bool = False,
+    selection: Mapping[str, object] | None = None,
+) -> list[tuple[str, str]]:
+    """``(written variable, head output)`` pairs where rules read the head output but write
+    the same update for every one of its values: the update does not use the value, yet it
+    only fires where the head output is defined. By default a pair is listed when this holds
+    on every path of the variable's update that reads the head output (the update never uses
+    it: typically two independent updates in one traced function); ``per_path`` lists it
+    when it holds on any one path. ``selection`` (head output -> what decides where it is
+    defined) drops a pair when each of those rules also reads another head output, used by
+    the update, that is defined at exactly the same positions (ALTA's parity reads
+    ``parity_left`` beside ``done_left``, both through one selection).
+
+    >>> from rasplab.lang.variables import var
+    >>> def step(x):  # two independent updates in one function
+    ...     if x["left"] == 1:
+    ...         x["seen"] = 1
+    ...     x["done"] = 1
+    >>> rules = rules_from_function(step, {"seen": var(2), "done": var(2)},
+    ...                             {"seen": var(2), "done": var(2), "left": var(2)})
+    >>> unused_head_reads(rules, {"left": var(2)})
+    [('done', 'left')]
+    """
+    found = set()
+    for head, spec in heads.items():
+        groups: dict[tuple, set] = defaultdict(set)
+        for r in rules:
+            atoms = dict(r.lhs)
+            if head in atoms:
+                value = atoms.pop(head)
+                groups[(r.var, r.old, r.new, tuple(atoms.items()))].add(value)
+        if not groups:
+            continue
+        width = len(spec.possible_values())
+        unused: dict[str, list[bool]] = defaultdict(list)
+        for key, values in groups.items():
+            unused[key[0]].append(len(values) == width)
+        for name, flags in unused.items():
+            if any(flags) if per_path else all(flags):
+                found.add((name, head))
+    if selection:
+        found = {
+            (name, head)
+            for name, head in found
+            if not all(
+                any(
+                    other != head
+                    and selection.get(other) == selection.get(head)
+                    and (name, other) not in found
+                    for other, _ in r.lhs
+                    if other in heads
+                )
+                for r in rules
+                if r.var == name and head in dict(r.lhs)
+            )
+        }
+    return sorted(found)
 
 
 class MLPBuilder:

@@ -10,7 +10,9 @@ can produce one and any two can be compared:
 * ``layers``: one :class:`LayerTrace` per layer run, each with ``after_attention`` and
   ``after_mlp`` (variable name -> list of values per position) and ``fired`` (per position,
   the sorted indices into ``program.rules`` of the rules that fired; ``None`` if unknown);
-* ``output``: the name of the output variable.
+* ``output``: the name of the output variable;
+* ``rules``: the program's rules (the interpreters fill it in), so that the table can print
+  the text of every rule that fired; not part of the JSON form or of comparisons.
 
 Values are Python ``int`` (categorical), ``float`` (numerical), ``frozenset`` of ints (set),
 or ``None`` (undefined: head outputs after an MLP, or a head that read nothing). Layers are
@@ -48,6 +50,7 @@ layer 1: after MLP
   relative_qk  0  0  0
   left         -  -  -
   rules fired  -  0  -
+    rule 0 at 1: if left == 1 and out == 0: out 0 -> 1
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ import numpy as np
 
 from rasplab.lang.arrays import SetTable, to_python
 from rasplab.lang.program import Program
+from rasplab.lang.rules import Rule
 
 Values = dict[str, list]  # variable name -> value per position
 
@@ -82,6 +86,7 @@ class Trace:
     initial: Values
     layers: list[LayerTrace] = field(default_factory=list)
     output: str | None = None
+    rules: tuple[Rule, ...] | None = field(default=None, repr=False, compare=False)
 
     def stages(self):
         """Yield ``(layer, stage, values)`` in execution order (stage: initial/attention/mlp)."""
@@ -90,10 +95,13 @@ class Trace:
             yield k, "attention", lt.after_attention
             yield k, "mlp", lt.after_mlp
 
-    def table(self, mark_changes: bool = False) -> str:
-        """The readable table; ``mark_changes`` suffixes ``*`` to values changed by the sub-layer."""
+    def table(self, mark_changes: bool = False, rules: tuple[Rule, ...] | None = None) -> str:
+        """The readable table; ``mark_changes`` suffixes ``*`` to values changed by the sub-layer.
+        Under each layer's ``rules fired`` row, one line per rule that fired gives its index,
+        the positions where it fired and its text (from ``rules``, default ``self.rules``)."""
+        rules = self.rules if rules is None else rules
         n = len(self.tokens)
-        blocks: list[tuple[str, list[tuple[str, list[str]]]]] = []
+        blocks: list[tuple[str, list[tuple[str, list[str]]], list[str]]] = []
         prev: Values | None = None
         for layer, stage, values in self.stages():
             title = {"initial": "initial", "attention": "after attention", "mlp": "after MLP"}[
@@ -111,10 +119,13 @@ class Trace:
             if stage == "mlp" and self.layers[layer - 1].fired is not None:
                 fired = self.layers[layer - 1].fired
                 rows.append(("  rules fired", [",".join(map(str, f)) or "-" for f in fired]))
-            blocks.append((f"layer {layer}: {title}", rows))
+            notes = []
+            if stage == "mlp" and rules is not None and self.layers[layer - 1].fired:
+                notes = _rule_lines(self.layers[layer - 1].fired, rules)
+            blocks.append((f"layer {layer}: {title}", rows, notes))
             prev = values
         head = [("position", [str(i) for i in range(n)]), ("token", [str(t) for t in self.tokens])]
-        all_rows = head + [r for _, rows in blocks for r in rows]
+        all_rows = head + [r for _, rows, _ in blocks for r in rows]
         label = max(len(r[0]) for r in all_rows) + 2
         widths = [max(len(r[1][i]) for r in all_rows) for i in range(n)]
 
@@ -124,9 +135,9 @@ class Trace:
             ).rstrip()
 
         out = [line(*r) for r in head]
-        for title, rows in blocks:
+        for title, rows, notes in blocks:
             out.append(title)
-            out += [line(*r) for r in rows]
+            out += [line(*r) for r in rows] + notes
         return "\n".join(out)
 
     def to_json(self) -> dict:
@@ -209,6 +220,18 @@ class Trace:
         return None
 
 
+def _rule_lines(fired: list[list[int]], rules: tuple[Rule, ...]) -> list[str]:
+    """``    rule I at P,Q: TEXT`` for every rule that fired in one layer, by index."""
+    where: dict[int, list[int]] = {}
+    for position, indices in enumerate(fired):
+        for i in indices:
+            where.setdefault(i, []).append(position)
+    return [
+        f"    rule {i} at {','.join(map(str, where[i]))}: {rules[i] if i < len(rules) else '?'}"
+        for i in sorted(where)
+    ]
+
+
 def _diff(layer, stage, variable, position, expected, got) -> dict:
     return {
         "layer": layer,
@@ -279,6 +302,7 @@ class TraceRecorder:
                     kinds,
                     self._values(self.initial, b, n),
                     output=self.program.output,
+                    rules=self.program.rules,
                 )
             )
         for ids, attended, after, pos, rules, width in self.records:
@@ -315,6 +339,5 @@ def reference_trace(program: Program, tokens: list[int], max_layers: int | None 
         for a, m, fired in zip(run.after_attention, run.after_mlp, run.fired)
     ]
     kinds = {k: v.kind for k, v in program.all_variables.items()}
-    return Trace(
-        list(tokens), kinds, cols(initial_state(program, list(tokens))), layers, program.output
-    )
+    initial = cols(initial_state(program, list(tokens)))
+    return Trace(list(tokens), kinds, initial, layers, program.output, program.rules)

@@ -1,6 +1,6 @@
 """The registries of model variants: positional encodings and attention kinds, by name.
 
-Names are those of ``specs/cli.md`` (``model.pe``, ``model.attention``); the model looks a
+Names are those of ``docs/cli.md`` (``model.pe``, ``model.attention``); the model looks a
 variant up once, at construction, and never compares names afterwards.
 
 >>> sorted(ATTENTION_KINDS)

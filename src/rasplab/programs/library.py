@@ -2,6 +2,7 @@
 
 from rasplab.programs import (
     addition,  # noqa: F401
+    addition_alta,  # noqa: F401
     dyck,  # noqa: F401
     majority,  # noqa: F401
     parity,  # noqa: F401

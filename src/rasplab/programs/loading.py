@@ -82,9 +82,15 @@ def load_function(ref: str) -> Any:
     return obj
 
 
-def _built(ref: str, obj: Any) -> Program | LibraryProgram:
-    """``obj`` itself, or what a function of no arguments returns, checked."""
-    if callable(obj) and not isinstance(obj, (Program, LibraryProgram)):
+def built(
+    ref: str,
+    obj: Any,
+    kinds: tuple[type, ...] = (Program, LibraryProgram),
+    what: str = "a Program (build one with rasplab.lang.program",
+) -> Any:
+    """``obj`` itself, or what a function of no arguments returns, checked to be one of
+    ``kinds`` (default: a Program or a library entry; ``what`` names them in the error)."""
+    if callable(obj) and not isinstance(obj, kinds):
         try:
             obj = obj()
         except RasplabError as err:
@@ -96,17 +102,17 @@ def _built(ref: str, obj: Any) -> Program | LibraryProgram:
             ) from err
         except Exception as err:
             raise RasplabError(f"{ref}: {type(err).__name__}: {err}") from err
-    if not isinstance(obj, (Program, LibraryProgram)):
+    if not isinstance(obj, kinds):
         raise RasplabError(
-            f"{ref} is {type(obj).__name__}, not a Program (build one with "
-            "rasplab.lang.program, or pass a function of no arguments returning one)"
+            f"{ref} is {type(obj).__name__}, not {what}, or pass a function of no "
+            "arguments returning one)"
         )
     return obj
 
 
 def load_program(ref: str) -> Program:
     """The :class:`Program` that ``FILE.py:NAME`` holds or builds."""
-    obj = _built(ref, load_object(ref))
+    obj = built(ref, load_object(ref))
     return obj.program() if isinstance(obj, LibraryProgram) else obj
 
 
@@ -174,5 +180,5 @@ def resolve_program(ref: str) -> LibraryProgram:
         from rasplab.programs import get_program
 
         return get_program(ref)
-    obj = _built(ref, load_object(ref))
+    obj = built(ref, load_object(ref))
     return obj if isinstance(obj, LibraryProgram) else token_entry(obj, ref)

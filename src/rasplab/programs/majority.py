@@ -2,7 +2,7 @@
 
 The input is ``<bos> x1 .. xn``. Ties are broken toward the alphabetically first letter (so
 every non-empty input has one answer; :func:`random_input` draws tie-free strings, as the
-``majority`` task of ``specs/tasks.md`` does). Each layer is one step:
+``majority`` task of ``docs/tasks.md`` does). Each layer is one step:
 
 1. count: a numerical head averages a ``<bos>`` indicator over ``<bos>`` and the positions
    holding my letter (a set query), giving ``1/(c+1)``; the MLP stores c as ``count`` and the

@@ -29,7 +29,7 @@ from rasplab.programs.gather import gather_program
 
 BOS = 0
 VOCAB_SIZE = 150
-"""Symbols 0..149, as in the ``sort`` task of ``specs/tasks.md``."""
+"""Symbols 0..149, as in the ``sort`` task of ``docs/tasks.md``."""
 _ALPHABET = frozenset(str(i) for i in range(VOCAB_SIZE))
 
 

@@ -1,7 +1,7 @@
 """The algorithmic tasks of Huang et al. (seed 003, Appendix E.2) except addition.
 
 Sequence ``<bos> INPUT <sep> ANSWER <eos>``; only ANSWER and the final ``<eos>`` are scored
-(``specs/tasks.md`` section 1). Each task has a per-example reference sampler (``_one``) and a
+(``docs/tasks.md``, algorithmic tasks). Each task has a per-example reference sampler (``_one``) and a
 numpy batch sampler (``_batch``, used by ``sample_many``) with the same distribution.
 """
 

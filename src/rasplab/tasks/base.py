@@ -70,7 +70,7 @@ class Example:
         return [t for t, y in enumerate(self.targets) if y is not None]
 
     def to_json(self, task: str) -> dict:
-        """The JSONL record of ``specs/tasks.md``: task, length, tokens, targets (sets as lists)."""
+        """The JSONL record of ``docs/tasks.md``: task, length, tokens, targets (sets as lists)."""
         return {
             "task": task,
             "length": self.length,

@@ -2,7 +2,7 @@
 
 Each language is one :class:`~rasplab.tasks.automata.Automaton` (D_n: the depth counter
 compiled to states 0..n); membership, next-symbol sets, the class vocabulary and uniform
-sampling are all derived from it (``specs/tasks.md`` section 2).
+sampling are all derived from it (``docs/tasks.md``, regular languages).
 
 >>> t = get_task("tomita2")
 >>> ex = t.sample(generator(0, "doc"), 4)
@@ -164,7 +164,7 @@ def _others() -> dict[str, tuple[str, Automaton]]:
 
 
 LANGUAGES: dict[str, tuple[str, Automaton]] = {**_tomita(), **_others()}
-"""name -> (definition, automaton), in the order of ``specs/tasks.md``."""
+"""name -> (definition, automaton), in the order of ``docs/tasks.md``."""
 
 PARITY_LANGUAGE: tuple[str, Automaton] = (
     "even number of 1s",

@@ -2,7 +2,7 @@
 
 Plain functions for programs and analyses, and the ``scan`` task built on them.
 
-The grammar (``specs/tasks.md`` section 4): a phrase V is ``u``, ``x left|right``,
+The grammar (``docs/tasks.md``, SCAN): a phrase V is ``u``, ``x left|right``,
 ``x opposite left|right`` or ``x around left|right`` with u in {walk, look, run, jump} and x in
 {walk, look, run, jump, turn} (``turn`` has no action of its own); S is ``V``, ``V twice`` or
 ``V thrice``; a command is ``S``, ``S and S`` or ``S after S``.

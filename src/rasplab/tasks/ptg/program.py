@@ -196,7 +196,7 @@ class Instance:
         return max((len(v) for _, v in self.inputs if type(v) is list), default=0)
 
     def record(self, split: str) -> dict:
-        """The JSON record of ``specs/tasks.md`` §5 (``rasplab data ptg``)."""
+        """The JSON record of ``docs/ptg.md`` (``rasplab data ptg``)."""
         return {
             "program": self.program.source(),
             "first_line": self.first_line,

@@ -191,7 +191,7 @@ class PTGTask(Task):
 
     # -- records and packing ---------------------------------------------------------
     def record(self, example: Example) -> dict:
-        """The ``rasplab data ptg`` record of an example (``specs/tasks.md`` §5)."""
+        """The ``rasplab data ptg`` record of an example (``docs/ptg.md``)."""
         if not isinstance(example, PTGExample):
             raise RasplabError("a PTG record needs an example made by the ptg task")
         return example.instance.record(example.split)
