@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import re
 import shutil
@@ -203,3 +204,25 @@ def replace_dir(tmp: str | Path, path: str | Path) -> None:
         os.replace(tmp, path)
         tmp = aside
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_model_dir(directory: str | Path, spec_name: str, weights_name: str) -> tuple:
+    """``(spec, tensors)`` of a saved model directory (a JSON spec and a safetensors file):
+    a missing directory or file, or one that cannot be read, is one error line."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    path, where = Path(directory), str(directory)
+    if not path.is_dir():
+        raise RasplabError(f"model directory {where!r} does not exist")
+    missing = [f for f in (spec_name, weights_name) if not (path / f).is_file()]
+    if missing:
+        raise RasplabError(f"model directory {where!r} lacks {' and '.join(missing)}")
+    try:
+        spec = json.loads((path / spec_name).read_text(encoding="utf-8"))
+        tensors = load_file(str(path / weights_name))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, SafetensorError) as err:
+        raise RasplabError(
+            f"cannot read the model in {where!r}: {str(err).splitlines()[0]}"
+        ) from err
+    return spec, tensors

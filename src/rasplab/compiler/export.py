@@ -30,13 +30,13 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
 from rasplab.compiler.layout import Layout
 from rasplab.compiler.model import CompiledTransformer
 from rasplab.compiler.modelspec import check_digest, check_spec_types, spec_digest
 from rasplab.errors import RasplabError
-from rasplab.files import current_umask, replace_dir, temp_dir
+from rasplab.files import current_umask, read_model_dir, replace_dir, temp_dir
 
 FORMAT = "rasplab-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -186,18 +186,7 @@ def load_compiled(directory: str | Path) -> CompiledTransformer:
         raise RasplabError(
             f"{where!r} is a file; a compiled model is a directory (`rasplab compile NAME --out DIR`)"
         )
-    if not path.is_dir():
-        raise RasplabError(f"model directory {where!r} does not exist")
-    missing = [f for f in (SPEC, WEIGHTS) if not (path / f).is_file()]
-    if missing:
-        raise RasplabError(f"model directory {where!r} lacks {' and '.join(missing)}")
-    try:
-        spec = json.loads((path / SPEC).read_text(encoding="utf-8"))
-        tensors = load_file(str(path / WEIGHTS))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, SafetensorError) as err:
-        raise RasplabError(
-            f"cannot read the model in {where!r}: {str(err).splitlines()[0]}"
-        ) from err
+    spec, tensors = read_model_dir(path, SPEC, WEIGHTS)
     if not isinstance(spec, dict):
         raise RasplabError(f"{where}/{SPEC} is not a JSON object")
     try:

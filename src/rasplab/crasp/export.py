@@ -26,12 +26,12 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
 from rasplab.crasp.ir import Program
 from rasplab.crasp.model import CraspTransformer
 from rasplab.errors import RasplabError
-from rasplab.files import publish
+from rasplab.files import publish, read_model_dir
 
 FORMAT = "rasplab-crasp-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -77,19 +77,8 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
 
 def load_compiled(directory: str | Path, program: Program | None = None) -> CraspTransformer:
     """Load a model saved by :func:`save_compiled` (compiled from ``program``, if given)."""
-    path, where = Path(directory), str(directory)
-    if not path.is_dir():
-        raise RasplabError(f"model directory {where!r} does not exist")
-    missing = [f for f in (SPEC, WEIGHTS) if not (path / f).is_file()]
-    if missing:
-        raise RasplabError(f"model directory {where!r} lacks {' and '.join(missing)}")
-    try:
-        spec = json.loads((path / SPEC).read_text(encoding="utf-8"))
-        flat = load_file(str(path / WEIGHTS))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, SafetensorError) as err:
-        raise RasplabError(
-            f"cannot read the model in {where!r}: {str(err).splitlines()[0]}"
-        ) from err
+    where = str(directory)
+    spec, flat = read_model_dir(directory, SPEC, WEIGHTS)
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise RasplabError(f"{where!r} is not a rasplab compiled C-RASP model")
     try:
