@@ -14,13 +14,12 @@ rasplab.errors.RasplabError: cannot read program file 'nowhere.py': No such file
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 from rasplab.crasp.ir import Program, program_from_json
 from rasplab.errors import RasplabError
+from rasplab.usercode import import_file
 
 
 def load_program(spec: str) -> Program:
@@ -39,16 +38,8 @@ def load_program(spec: str) -> Program:
 
 def _from_python(path: Path, attr: str) -> Program:
     """Import ``path`` as a fresh module and take its program ``attr``."""
-    if not path.is_file():
-        raise RasplabError(f"cannot read program file {str(path)!r}: No such file or directory")
-    module_name = f"_rasplab_user_program_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise RasplabError(f"cannot import {str(path)!r} as a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
+    module = import_file(path, f"{path}:{attr}")
     try:
-        spec.loader.exec_module(module)
         obj = getattr(module, attr, None)
         if callable(obj) and not isinstance(obj, Program):
             obj = obj()
@@ -56,8 +47,6 @@ def _from_python(path: Path, attr: str) -> Program:
         raise RasplabError(f"{path}:{attr}: {err}") from err
     except Exception as err:  # the user's code failed: report it in one line
         raise RasplabError(f"{path}:{attr}: {type(err).__name__}: {err}") from err
-    finally:
-        sys.modules.pop(module_name, None)
     if obj is None:
         raise RasplabError(f"{path} defines no {attr!r}")
     if not isinstance(obj, Program):

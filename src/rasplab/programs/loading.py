@@ -22,11 +22,8 @@ rasplab.errors.RasplabError: cannot read program file 'nowhere.py': No such file
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +31,7 @@ import numpy as np
 from rasplab.errors import RasplabError
 from rasplab.lang.program import Program
 from rasplab.programs.base import LibraryProgram
+from rasplab.usercode import import_file
 
 
 def is_file_ref(ref: str) -> bool:
@@ -48,23 +46,7 @@ def load_object(ref: str) -> Any:
     path, _, attr = ref.rpartition(":") if ".py:" in ref else (ref, "", "")
     if not attr.isidentifier():
         raise RasplabError(f"{ref!r}: name the object in the file, as FILE.py:NAME")
-    file = Path(path)
-    if not file.is_file():
-        raise RasplabError(f"cannot read program file {path!r}: No such file or directory")
-    module_name = f"_rasplab_user_{abs(hash(str(file.resolve())))}"
-    spec = importlib.util.spec_from_file_location(module_name, file)
-    if spec is None or spec.loader is None:
-        raise RasplabError(f"cannot import {path!r} as a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except RasplabError as err:
-        raise RasplabError(f"{path}: {err}") from err
-    except Exception as err:  # the user's code failed: report it in one line
-        raise RasplabError(f"{path}: {type(err).__name__}: {err}") from err
-    finally:
-        sys.modules.pop(module_name, None)
+    module = import_file(path, path)
     if not hasattr(module, attr):
         found = sorted(
             n for n, v in vars(module).items() if isinstance(v, (Program, LibraryProgram))
