@@ -129,13 +129,15 @@ def _features() -> tuple[np.ndarray, np.ndarray, tuple[str, ...], tuple[str, ...
     return A, C, atom_names, compound_names
 
 
-def _batch_divergence(base: np.ndarray, other: np.ndarray, add: np.ndarray, alpha: float):
-    """Divergence between ``other`` (fixed) and ``base + add[i]`` for every row ``i``; the
-    side grown is P when ``alpha`` is applied to it (train) — callers pass the order."""
+def _grown_divergence(train, test, add, alpha: float, grow: str) -> np.ndarray:
+    """``D(train || test)`` (counts) with ``add[i]`` added to the ``grow`` side, for every
+    row ``i`` of ``add``."""
+    base, other = (train, test) if grow == "train" else (test, train)
     grown = base[None, :] + add
     grown = grown / grown.sum(axis=1, keepdims=True)
-    fixed = other / other.sum()
-    return 1.0 - (grown**alpha * fixed[None, :] ** (1.0 - alpha)).sum(axis=1)
+    fixed = (other / other.sum())[None, :]
+    p, q = (grown, fixed) if grow == "train" else (fixed, grown)
+    return 1.0 - (p**alpha * q ** (1.0 - alpha)).sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -197,13 +199,8 @@ def _mcd(seed, train_size, test_size, candidates, max_da, per_step=1) -> McdSpli
         side = min(targets, key=lambda s: len(sides[s]) / targets[s])
         pool = np.flatnonzero(unused)
         pick = pool if len(pool) <= candidates else rng.choice(pool, candidates, replace=False)
-        # divergence is D(train || test): pass the grown side in its place
-        if side == "train":
-            da = _batch_divergence(atoms["train"], atoms["test"], A[pick], ATOM_ALPHA)
-            dc = _batch_divergence(comps["train"], comps["test"], C[pick], COMPOUND_ALPHA)
-        else:
-            da = _flip(atoms["test"], atoms["train"], A[pick], ATOM_ALPHA)
-            dc = _flip(comps["test"], comps["train"], C[pick], COMPOUND_ALPHA)
+        da = _grown_divergence(atoms["train"], atoms["test"], A[pick], ATOM_ALPHA, side)
+        dc = _grown_divergence(comps["train"], comps["test"], C[pick], COMPOUND_ALPHA, side)
         score = dc - 10.0 * np.maximum(0.0, da - max_da)
         room = targets[side] - len(sides[side])
         take = min(room, 1 if side == "test" else per_step)
@@ -216,14 +213,6 @@ def _mcd(seed, train_size, test_size, candidates, max_da, per_step=1) -> McdSpli
     test = [commands[i] for i in sorted(sides["test"])]
     da, dc = split_divergences(train, test)
     return McdSplit(train, test, da, dc)
-
-
-def _flip(test: np.ndarray, train: np.ndarray, add: np.ndarray, alpha: float) -> np.ndarray:
-    """``D(train || test + add[i])`` for every row ``i``."""
-    grown = test[None, :] + add
-    grown = grown / grown.sum(axis=1, keepdims=True)
-    fixed = train / train.sum()
-    return 1.0 - (fixed[None, :] ** alpha * grown ** (1.0 - alpha)).sum(axis=1)
 
 
 def named_mcd_split(name: str) -> tuple[list[str], list[str]]:
