@@ -239,6 +239,7 @@ _LATER_KEYS = {
     ("train", "param_groups"): "single",
     ("train", "stop_loss"): 0.0,
     ("model", "init"): "gpt2",
+    ("model", "attn_scale"): "sqrt",
 }
 
 
