@@ -97,7 +97,7 @@ def register(app: typer.Typer) -> None:
         chosen = task.default_bin(split) if bin is None else Bin.parse(bin)
         task.lengths(chosen)  # an impossible bin fails here, before anything is written
         wanted = task.default_size(split) if n is None else n
-        examples = task.dataset(split, chosen, n=wanted, seed=seed)
+        examples = task.stream(split, chosen, n=wanted, seed=seed)  # generated as written
         count = write_dataset(task, examples, fmt, None if out is None else Path(out))
         where = "stdout" if out is None else str(out)
         note = f" (the bin has only {count} distinct examples)" if count < wanted else ""
