@@ -1,7 +1,7 @@
 """Benchmark: peak memory of ``rasplab data`` for a small and a large ``--n``; one JSON object.
 
     python benchmarks/bench_data_memory.py [--task parity] [--small 10] [--large 100000]
-                                           [--split train]
+                                           [--split train] [--bin A-B]
 
 Each side runs ``rasplab data TASK --split SPLIT --n N`` in a fresh process with stdout
 thrown away, and reports that process's peak resident set size (``ru_maxrss``, MiB) and wall
@@ -31,9 +31,10 @@ finally:
 """
 
 
-def peak(task: str, split: str, n: int) -> tuple[float, float]:
+def peak(task: str, split: str, n: int, bin: str | None) -> tuple[float, float]:
     """(peak RSS in MiB, seconds) of one ``rasplab data`` process."""
     argv = [sys.executable, "-c", CHILD, "data", task, "--split", split, "--n", str(n)]
+    argv += [] if bin is None else ["--bin", bin]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     start = time.perf_counter()
     done = subprocess.run(
@@ -50,11 +51,14 @@ def main() -> None:
     parser.add_argument("--split", default="train")
     parser.add_argument("--small", type=int, default=10)
     parser.add_argument("--large", type=int, default=100000)
+    parser.add_argument("--bin", default=None, help="Length bin (default: the split's).")
     args = parser.parse_args()
-    small, large = peak(args.task, args.split, args.small), peak(args.task, args.split, args.large)
+    small = peak(args.task, args.split, args.small, args.bin)
+    large = peak(args.task, args.split, args.large, args.bin)
     report = {
         "task": args.task,
         "split": args.split,
+        "bin": args.bin,
         "peak_rss_mib": {str(args.small): round(small[0], 1), str(args.large): round(large[0], 1)},
         "ratio": round(large[0] / small[0], 2),
         "seconds": {str(args.small): round(small[1], 2), str(args.large): round(large[1], 2)},

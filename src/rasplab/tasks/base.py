@@ -44,7 +44,7 @@ DEFAULT_TEST_SIZE = 2000
 STREAM_EXAMPLES = 16384
 """The most examples :meth:`Task.stream` samples in one batch: a dataset of at most this many
 (and at most :data:`STREAM_TOKENS` tokens) is drawn in one batch, exactly as before streaming."""
-STREAM_TOKENS = 2**24
+STREAM_TOKENS = 2**22
 """The most tokens (counted with :meth:`Task.max_tokens` of the bin's longest length) of one
 batch of :meth:`Task.stream`."""
 PAD, BOS, SEP, EOS = "<pad>", "<bos>", "<sep>", "<eos>"
@@ -247,7 +247,7 @@ class Task(ABC):
         fewer when the bin's longest examples would exceed :data:`STREAM_TOKENS` tokens.
 
         >>> get_task("parity").batch_size("1-50"), get_task("parity").batch_size("100000-100000")
-        (16384, 167)
+        (16384, 41)
         """
         longest = self.max_tokens(max(self.lengths(bin)))
         return max(1, min(STREAM_EXAMPLES, STREAM_TOKENS // longest))
