@@ -4,8 +4,11 @@ generator they replaced, consume examples lazily, and leave nothing behind when 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -81,6 +84,15 @@ def test_data_writes_the_eager_bytes_to_stdout_and_to_a_file(tmp_path, capsys):
         argv = ["data", "majority", "--split", split, "--n", str(n), "--seed", "5"]
         code, _, _ = run([*argv, "--out", str(path)], capsys)
         assert code == 0 and path.read_text() == expected
+
+
+@pytest.mark.parametrize("task", ["parity", "ptg", "scan", "rasp_sort"])
+def test_errors_known_up_front_come_before_any_output(tmp_path, capsys, task):
+    out = tmp_path / "x.jsonl"
+    for bad in (["--seed", "-1"], ["--n", "0"], ["--bin", "100001-100002"], ["-o", "nope=1"]):
+        code, _, err = run(["data", task, *bad, "--out", str(out)], capsys)
+        assert code == 2 and err.startswith("rasplab: error: ") and len(err.splitlines()) == 1
+        assert list(tmp_path.iterdir()) == []
 
 
 def test_batches_beyond_one_keep_the_rules(monkeypatch):
@@ -162,9 +174,34 @@ def test_streamed_lines_reach_a_pipe_before_the_end(tmp_path):
         [sys.executable, "-c", code, "data", "parity", "--n", "100000", "--bin", "40-50"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
     first = writer.stdout.readline()
     writer.stdout.close()
     assert writer.wait(timeout=120) == 0
     assert json.loads(first)["task"] == "parity"
     assert writer.stderr.read() == b""
+
+
+def test_a_killed_streaming_write_is_cleaned_by_the_next(tmp_path, capsys):
+    """``kill -9`` while ``data --out`` streams: the target keeps its old bytes; the hidden
+    temporary file left behind is removed by the next write to the same target."""
+    target = tmp_path / "data.jsonl"
+    target.write_text("old\n")
+    code = "import sys; from rasplab.cli import main; main(sys.argv[1:])"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    argv = [sys.executable, "-c", code, "data", "parity", "--n", "5000000", "--out", str(target)]
+    writer = subprocess.Popen(argv, stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # streaming: the temporary file grows at once
+            temps = [p for p in tmp_path.iterdir() if p != target and p.stat().st_size > 0]
+            if temps:
+                break
+            time.sleep(0.05)
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    assert temps and target.read_text() == "old\n"
+    assert run(["data", "parity", "--n", "5", "--out", str(target)], capsys)[0] == 0
+    assert list(tmp_path.iterdir()) == [target] and len(target.read_text().splitlines()) == 5

@@ -75,6 +75,7 @@ def register(app: typer.Typer) -> None:
         """Generate a dataset (formats in docs/tasks.md) and write it to --out or stdout."""
         from rasplab.bins import Bin
         from rasplab.errors import RasplabError
+        from rasplab.seeding import check_seed
         from rasplab.tasks import get_task
         from rasplab.tasks.export import FORMATS, parse_options, require_hf, write_dataset
 
@@ -86,6 +87,7 @@ def register(app: typer.Typer) -> None:
                 raise RasplabError("the hf format writes a directory; give it with --out DIR")
         if n is not None and n < 1:
             raise RasplabError(f"--n must be a positive number of examples, got {n}")
+        check_seed(seed)  # here, since examples are generated only as they are written
         options = parse_options(option)
         if compat is not None:
             options["compat"] = compat
