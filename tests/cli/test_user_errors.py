@@ -103,6 +103,20 @@ def test_a_hand_edited_model_json_is_one_line(capsys, tmp_path, edit, words):
     one_line(*run(capsys, "run", "--model", str(model), "--input", "1 0 1"), *words)
 
 
+def test_a_model_json_without_digest_is_refused(capsys, tmp_path):
+    """A model saved before digests existed, with ``halt: null`` edited into it (a value of
+    the right type that the type checks cannot catch): refused, one line, compile again."""
+    model = tmp_path / "m"
+    assert run(capsys, "compile", "parity_sequential_relative", "--out", str(model))[0] == 0
+    spec = json.loads((model / "model.json").read_text())
+    assert spec["halt"] is not None  # a halting program
+    old = {k: v for k, v in spec.items() if k != "digest"}
+    (model / "model.json").write_text(json.dumps({**old, "halt": None}))
+    one_line(*run(capsys, "run", "--model", str(model), "--input", "1 0 1"), "no digest", "compile")
+    (model / "model.json").write_text(json.dumps(old))  # unedited, but still without a digest
+    one_line(*run(capsys, "run", "--model", str(model), "--input", "1 0 1"), "no digest")
+
+
 def test_a_hand_edited_checkpoint_state_is_one_line(capsys, tmp_path):
     from safetensors import safe_open
     from safetensors.torch import load_file, save_file

@@ -59,8 +59,11 @@ def test_corrupt_or_missing_model_is_one_clear_error(tmp_path):
     with pytest.raises(RasplabError, match="do not belong together"):  # the digest
         load_compiled(d)
     undigested = {k: v for k, v in spec.items() if k != "digest"}  # as saved before digests
-    (d / "model.json").write_text(json.dumps({**undigested, "input_range": 7}))
-    with pytest.raises(RasplabError, match="tok_emb has shape"):
+    (d / "model.json").write_text(json.dumps(undigested))
+    with pytest.raises(RasplabError, match="has no digest .* compile the model again"):
+        load_compiled(d)
+    (d / "model.json").write_text(json.dumps({**undigested, "causal": "yes"}))
+    with pytest.raises(RasplabError, match="'causal' must be true or false"):  # types first
         load_compiled(d)
     (d / "model.json").write_text("{not json")
     with pytest.raises(RasplabError, match="cannot read the model"):

@@ -155,18 +155,41 @@ class _FakeDataset:
         self.records = records
 
     @classmethod
-    def from_list(cls, records):
-        return cls(records)
+    def from_file(cls, path):
+        with open(path) as f:
+            return cls(json.load(f))
 
     def save_to_disk(self, path):
         with open(os.path.join(path, "records.json"), "w") as f:
             json.dump(self.records, f)
 
 
-def test_hf_writes_a_directory_atomically(tmp_path, capsys, monkeypatch):
-    fake = type(sys)("datasets")
-    fake.Dataset = _FakeDataset
+class _FakeArrowWriter:
+    """Stands in for ``datasets.arrow_writer.ArrowWriter``: records to a JSON file."""
+
+    def __init__(self, path):
+        self.path, self.records = path, []
+
+    def write(self, record):
+        self.records.append(record)
+
+    def finalize(self):
+        with open(self.path, "w") as f:
+            json.dump(self.records, f)
+
+    def close(self):
+        pass
+
+
+def _fake_datasets(monkeypatch):
+    fake, writer = type(sys)("datasets"), type(sys)("datasets.arrow_writer")
+    fake.Dataset, writer.ArrowWriter = _FakeDataset, _FakeArrowWriter
     monkeypatch.setitem(sys.modules, "datasets", fake)
+    monkeypatch.setitem(sys.modules, "datasets.arrow_writer", writer)
+
+
+def test_hf_writes_a_directory_atomically(tmp_path, capsys, monkeypatch):
+    _fake_datasets(monkeypatch)
     target = tmp_path / "hf"
     for seed in ("1", "2"):  # the second run replaces the first directory
         code, out, _ = run(

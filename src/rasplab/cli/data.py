@@ -75,6 +75,7 @@ def register(app: typer.Typer) -> None:
         """Generate a dataset (formats in docs/tasks.md) and write it to --out or stdout."""
         from rasplab.bins import Bin
         from rasplab.errors import RasplabError
+        from rasplab.seeding import check_seed
         from rasplab.tasks import get_task
         from rasplab.tasks.export import FORMATS, parse_options, require_hf, write_dataset
 
@@ -86,6 +87,7 @@ def register(app: typer.Typer) -> None:
                 raise RasplabError("the hf format writes a directory; give it with --out DIR")
         if n is not None and n < 1:
             raise RasplabError(f"--n must be a positive number of examples, got {n}")
+        check_seed(seed)  # here, since examples are generated only as they are written
         options = parse_options(option)
         if compat is not None:
             options["compat"] = compat
@@ -97,7 +99,7 @@ def register(app: typer.Typer) -> None:
         chosen = task.default_bin(split) if bin is None else Bin.parse(bin)
         task.lengths(chosen)  # an impossible bin fails here, before anything is written
         wanted = task.default_size(split) if n is None else n
-        examples = task.dataset(split, chosen, n=wanted, seed=seed)
+        examples = task.stream(split, chosen, n=wanted, seed=seed)  # generated as written
         count = write_dataset(task, examples, fmt, None if out is None else Path(out))
         where = "stdout" if out is None else str(out)
         note = f" (the bin has only {count} distinct examples)" if count < wanted else ""

@@ -132,7 +132,7 @@ def _remove_empty(directories: list[Path]) -> None:
 
 
 def _check(spec: dict, tensors: dict[str, torch.Tensor], where: str, weights: Path) -> None:
-    """Spec field types, the digest binding spec and weights (when saved with one), then
+    """Spec field types, the digest binding spec and weights (required), then
     shapes and indices consistent with the spec; else a RasplabError."""
     missing = [k for k in SPEC_KEYS if k not in spec]
     if spec.get("format") != FORMAT or missing:

@@ -6,8 +6,10 @@ values), so a hand-edited ``model.json`` is one :class:`~rasplab.errors.RasplabE
 never a ``KeyError`` deep in the model. :func:`spec_digest` is a SHA-256 of the spec (without
 its own ``digest`` field) and of the weights file; :func:`save_compiled` writes it into the
 spec, and :func:`load_compiled` refuses a pair whose digest does not match: a tampered
-``model.json`` or weights from another model. (Models saved before the digest existed are
-loaded after the type checks alone.)
+``model.json`` or weights from another model. A ``model.json`` without a digest (saved before
+digests existed, or with it deleted) is refused too: the type checks alone cannot tell a
+hand-edited value of the right type (``halt: null`` on a halting program) from the real one,
+and compiling again (seconds) gives the digest.
 
 >>> check_spec_types({"causal": "yes"}, "m", keys=("causal",))
 Traceback (most recent call last):
@@ -137,7 +139,10 @@ def spec_digest(spec: dict, weights: str | Path) -> str:
 def check_digest(spec: dict, weights: str | Path, where: str) -> None:
     """Refuse a spec whose digest does not match (edited, or paired with other weights)."""
     if "digest" not in spec:
-        return
+        raise RasplabError(
+            f"{where}: model.json has no digest (saved by an older rasplab, or edited), so "
+            "its fields cannot be trusted; compile the model again"
+        )
     if spec["digest"] != spec_digest(spec, weights):
         raise RasplabError(
             f"{where}: model.json and model.safetensors do not belong together (digest "

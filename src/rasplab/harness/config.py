@@ -16,6 +16,7 @@ rasplab.errors.RasplabError: train.schedule must be one of constant, cosine, lin
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -216,17 +217,27 @@ class ExperimentConfig:
 
     def to_dict(self) -> dict:
         """The resolved config as plain YAML/JSON data (tuples become lists)."""
-        return _plain(dataclasses.asdict(self))
+        return _plain(self)
 
     def hash(self) -> str:
         """A 16-hex-digit hash of the resolved config (the run id)."""
-        return config_hash(_hashed(self.to_dict()))
+        return self._hashes()[0]
 
     def setting_hash(self) -> str:
         """The hash of the config without its seed: runs that differ only by seed share it."""
-        data = _hashed(self.to_dict())
-        data.pop("seed")
-        return config_hash(data)
+        return self._hashes()[1]
+
+    def _hashes(self) -> tuple[str, str]:
+        """``(hash, setting_hash)``, computed once per config (it is frozen): a sweep asks for
+        them several times per run, and a 100,000-run grid would pay for each."""
+        cached = self.__dict__.get("_hash_pair")
+        if cached is None:
+            data = _hashed(self.to_dict())
+            run_id = config_hash(data)
+            data.pop("seed")
+            cached = (run_id, config_hash(data))
+            object.__setattr__(self, "_hash_pair", cached)
+        return cached
 
 
 #: keys added after results were stored, each with its unset value: a key is left out of the
@@ -277,12 +288,29 @@ def config_hash(data: dict) -> str:
 
 
 def _plain(value):
-    """Tuples to lists, recursively (YAML/JSON-friendly)."""
+    """Dataclasses to dicts and tuples to lists, recursively (YAML/JSON-friendly); the same
+    data as ``dataclasses.asdict`` for configs (whose leaves are immutable), several times
+    faster, which a 100,000-run grid notices.
+
+    >>> _plain(TrainConfig(steps=3))["steps"], _plain({"bins": ("1-5", "6-9")})
+    (3, {'bins': ['1-5', '6-9']})
+    """
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     return value
+
+
+@functools.cache
+def _field_names(cls) -> tuple[str, ...] | None:
+    """The field names of a dataclass type, or None for any other type."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 # --- coercion of YAML values to the annotated field types --------------------------------
@@ -335,9 +363,16 @@ def _coerce(value, annotation, where: str):
     return value
 
 
+@functools.cache
+def _hints(cls) -> dict:
+    """The resolved field annotations of a dataclass, computed once per class (resolving
+    them costs about a millisecond, which a 100,000-run grid would pay 300,000 times)."""
+    return typing.get_type_hints(cls)
+
+
 def _coerce_fields(obj, section: str) -> None:
     """Coerce every field of a frozen dataclass instance to its annotated type, in place."""
-    hints = typing.get_type_hints(type(obj))
+    hints = _hints(type(obj))
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         new = _coerce(value, hints[f.name], f"{section}.{f.name}")
@@ -350,7 +385,7 @@ def coerce_dataclass(cls, data: dict, section: str):
     if not isinstance(data, dict):
         raise RasplabError(f"{section} must be a mapping of keys to values; got {data!r}")
     names = [f.name for f in dataclasses.fields(cls)]
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     kwargs = {}
     for key, value in data.items():
         if key not in names:

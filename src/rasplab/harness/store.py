@@ -277,12 +277,17 @@ class ResultsStore:
         )
         return run_id
 
-    def register_many(self, configs: list, sweep: str | None, run_dirs: list[str]) -> None:
-        """:meth:`register` every config in one transaction (a 100,000-run grid in seconds)."""
+    def register_many(
+        self, configs: list, sweep: str | None, run_dirs: list[str], on_run=None
+    ) -> None:
+        """:meth:`register` every config in one transaction (a 100,000-run grid in seconds);
+        ``on_run`` (if given) is called after each, e.g. to draw progress."""
         self.sql("BEGIN IMMEDIATE")
         try:
             for config, run_dir in zip(configs, run_dirs):
                 self.register(config, sweep=sweep, run_dir=run_dir)
+                if on_run is not None:
+                    on_run()
             self.sql("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")

@@ -15,7 +15,6 @@ train every run once; each waits for the runs the other holds, so both end with 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import math
 import multiprocessing
 import os
 import sys
@@ -153,16 +152,29 @@ def run_sweep(
         options = dict(workers=workers, backend=backend, address=address, progress=progress)
         return run_selection(config, db, **options, batch_runs=batch_runs)
     ray = _import_ray() if backend == "ray" else None
-    if progress:  # a large grid takes a while to expand: say at once how large it is
-        points = math.prod(len(values) for values in config.grid.values())
-        print(f"sweep {config.name}: {points:,} grid points; preparing the runs", file=sys.stderr)
-    experiments = config.expand()
-    validate_runs(experiments)
-
-    root = runs_dir_for(db)
-    store = ResultsStore(db)
+    if progress:  # a large grid takes seconds to prepare: say at once how large it is
+        print(
+            f"sweep {config.name}: {config.size():,} grid points; preparing the runs",
+            file=sys.stderr,
+        )
+    prep = _PrepBar(config) if progress else None
     try:
-        store.register_many(experiments, config.name, [str(root / e.hash()) for e in experiments])
+        experiments = config.expand(on_point=prep and prep.advance)
+        validate_runs(experiments)
+        root = runs_dir_for(db)
+        store = ResultsStore(db)
+        try:
+            if prep:
+                prep.registering(len(experiments))
+            dirs = [str(root / e.hash()) for e in experiments]
+            store.register_many(experiments, config.name, dirs, on_run=prep and prep.advance)
+        except BaseException:
+            store.close()
+            raise
+    finally:
+        if prep:
+            prep.close()
+    try:
         statuses = store.statuses()
         todo = [e for e in experiments if statuses.get(e.hash()) not in FINISHED]
         summary = SweepSummary(
@@ -197,6 +209,29 @@ def run_sweep(
     finally:
         store.close()
     return summary
+
+
+class _PrepBar:
+    """A rich progress bar on stderr while a sweep prepares: grid points expanded into
+    configs, then runs registered in the store."""
+
+    def __init__(self, config: SweepConfig) -> None:
+        self.progress = start_progress()
+        self.task = self.progress.add_task(
+            f"preparing {config.name}", total=config.size(), info="grid points"
+        )
+
+    def advance(self) -> None:
+        """One more grid point expanded (or run registered)."""
+        self.progress.advance(self.task)
+
+    def registering(self, runs: int) -> None:
+        """Switch to counting the ``runs`` registered in the store."""
+        self.progress.reset(self.task, total=runs, info="runs registered")
+
+    def close(self) -> None:
+        """Stop drawing the bar."""
+        self.progress.stop()
 
 
 def _run_backend(ray, address, jobs, n, workers, store, summary, bar) -> None:

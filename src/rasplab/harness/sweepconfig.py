@@ -26,6 +26,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,15 +103,27 @@ class SweepConfig:
         grid = {**self.grid, key: [v for v in allowed if v in values]}
         return dataclasses.replace(self, grid=grid)
 
-    def expand(self) -> list[ExperimentConfig]:
-        """Every run of the grid as a resolved config, in grid order, duplicates removed."""
+    def size(self) -> int:
+        """The number of grid points (before duplicates are removed), known without expanding.
+
+        >>> SweepConfig(name="s", grid={"seed": [0, 1, 2], "task": ["parity", "tomita1"]}).size()
+        6
+        """
+        return math.prod(len(values) for values in self.grid.values())
+
+    def expand(self, on_point: Callable[[], None] | None = None) -> list[ExperimentConfig]:
+        """Every run of the grid as a resolved config, in grid order, duplicates removed;
+        ``on_point`` (if given) is called once per grid point, e.g. to draw progress."""
         keys = list(self.grid)
         out, seen = [], set()
         for combo in itertools.product(*(self.grid[k] for k in keys)):
+            if on_point is not None:
+                on_point()
             point = dict(zip(keys, combo))
             config = self._resolve(point)
-            if config.hash() not in seen:
-                seen.add(config.hash())
+            key = config.hash()
+            if key not in seen:
+                seen.add(key)
                 out.append(config)
         return out
 

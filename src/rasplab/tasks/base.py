@@ -13,6 +13,9 @@ Targets are one of four kinds (:data:`TARGET_KINDS`):
 Training data is sampled on the fly (:meth:`Task.sample_many`, length uniform over the
 training bin); each test bin is a fixed seeded set of distinct examples (:meth:`Task.dataset`).
 Same seed, same bytes on every machine: randomness only from :mod:`rasplab.seeding`.
+:meth:`Task.stream` yields the same examples as :meth:`Task.dataset`, generated in batches of
+at most :data:`STREAM_EXAMPLES` examples and :data:`STREAM_TOKENS` tokens, so that
+``rasplab data --n 10000000`` runs in bounded memory.
 
 Hooks a family may override for ``rasplab data``: :meth:`Task.record` (its JSON record),
 :meth:`Task.text` (one text line), :attr:`Task.splits` (split names), :meth:`Task.default_bin`
@@ -22,9 +25,10 @@ and :meth:`Task.default_size`. APE helpers: :meth:`Task.num_positions` (P) and
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +41,12 @@ Target = None | str | tuple | float
 TARGET_KINDS = ("answer", "labels", "next_set", "regression")
 SPLITS = ("train", "test")
 DEFAULT_TEST_SIZE = 2000
+STREAM_EXAMPLES = 16384
+"""The most examples :meth:`Task.stream` samples in one batch: a dataset of at most this many
+(and at most :data:`STREAM_TOKENS` tokens) is drawn in one batch, exactly as before streaming."""
+STREAM_TOKENS = 2**22
+"""The most tokens (counted with :meth:`Task.max_tokens` of the bin's longest length) of one
+batch of :meth:`Task.stream`."""
 PAD, BOS, SEP, EOS = "<pad>", "<bos>", "<sep>", "<eos>"
 SPECIALS = (PAD, BOS, SEP, EOS)
 """The special tokens, first in every vocabulary that uses them, in this order."""
@@ -98,7 +108,7 @@ class Task(ABC):
     Subclasses set the class attributes and implement :meth:`sample` (the reference
     semantics); most also override :meth:`has_length`, :meth:`max_tokens`, and for speed
     :meth:`sample_many` (a vectorized batch sampler with the same distribution). Finite
-    families override :meth:`exhaustive` (all examples of a small bin) or :meth:`dataset`.
+    families override :meth:`exhaustive` (all examples of a small bin) or :meth:`stream`.
     Hooks for ``rasplab data``: :meth:`record` (the JSON record), :meth:`text` (one text
     line) and :attr:`splits` (the split names ``dataset`` accepts).
     """
@@ -205,7 +215,22 @@ class Task(ABC):
         self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
     ) -> list[Example]:
         """A seeded dataset: ``train`` draws ``n`` examples on the fly; ``test`` is a fixed set
-        of up to ``n`` (default 2,000) distinct examples, fewer when the bin has fewer."""
+        of up to ``n`` (default 2,000) distinct examples, fewer when the bin has fewer.
+        The list of :meth:`stream`'s examples."""
+        return list(self.stream(split, bin, n, seed))
+
+    def stream(
+        self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
+    ) -> Iterator[Example]:
+        """The examples of :meth:`dataset`, generated batch by batch (:meth:`batch_size`)
+        as they are consumed; the split and ``n`` are checked at once, before any draw.
+        Families override this (not :meth:`dataset`) to define their own splits.
+
+        >>> task = get_task("parity")
+        >>> examples = task.stream("train", "5-9", n=3, seed=1)
+        >>> [ex.length for ex in examples] == [ex.length for ex in task.dataset("train", "5-9", 3, 1)]
+        True
+        """
         if split not in self.splits:
             raise unknown_name("split", split, self.splits)
         bin = self.default_bin(split) if bin is None else Bin.parse(bin)
@@ -214,8 +239,27 @@ class Task(ABC):
             raise RasplabError(f"n must be a non-negative number of examples, got {n}")
         rng = generator(seed, self.name, split, str(bin))
         if split == "train":
-            return self.sample_many(rng, self.draw_lengths(rng, bin, n)) if n else []
-        return self.distinct(rng, bin, n)
+            return self._draw_stream(rng, bin, n)
+        return self.iter_distinct(rng, bin, n)
+
+    def batch_size(self, bin: Bin | str) -> int:
+        """How many examples of ``bin`` :meth:`stream` samples at once: :data:`STREAM_EXAMPLES`,
+        fewer when the bin's longest examples would exceed :data:`STREAM_TOKENS` tokens.
+
+        >>> get_task("parity").batch_size("1-50"), get_task("parity").batch_size("100000-100000")
+        (16384, 41)
+        """
+        longest = self.max_tokens(max(self.lengths(bin)))
+        return max(1, min(STREAM_EXAMPLES, STREAM_TOKENS // longest))
+
+    def _draw_stream(self, rng: np.random.Generator, bin: Bin, n: int) -> Iterator[Example]:
+        """``n`` examples with lengths uniform over ``bin``, one :meth:`batch_size` at a time
+        (lengths, then examples, per batch: a single batch when ``n`` fits in one)."""
+        size = self.batch_size(bin) if n else 0
+        while n > 0:
+            k = min(n, size)
+            yield from self.sample_many(rng, self.draw_lengths(rng, bin, k))
+            n -= k
 
     def exhaustive(self, bin: Bin, limit: int) -> list[Example] | None:
         """Every example with length in ``bin`` if there are at most ``limit`` of them, in a
@@ -231,36 +275,58 @@ class Task(ABC):
         keep: Callable[[Example], bool] | None = None,
         draw: Callable[[np.random.Generator, Sequence[int]], list[Example]] | None = None,
     ) -> list[Example]:
+        """The list of :meth:`iter_distinct`'s examples."""
+        return list(self.iter_distinct(rng, bin, n, max_misses, keep, draw))
+
+    def iter_distinct(
+        self,
+        rng: np.random.Generator,
+        bin: Bin | str,
+        n: int,
+        max_misses: int = 2000,
+        keep: Callable[[Example], bool] | None = None,
+        draw: Callable[[np.random.Generator, Sequence[int]], list[Example]] | None = None,
+    ) -> Iterator[Example]:
         """Up to ``n`` distinct examples (optionally only those ``keep`` accepts); the whole bin
-        (shuffled) when it has at most ``n``; else sampled, stopping after ``max_misses``
-        consecutive duplicates or rejections. ``draw`` replaces :meth:`sample_many`."""
+        (shuffled) when it has at most ``n``; else sampled in batches of at most
+        :meth:`batch_size`, stopping after ``max_misses`` consecutive duplicates or
+        rejections. ``draw`` replaces :meth:`sample_many`. Examples are told apart by a
+        128-bit digest of their tokens, so memory grows by about 100 bytes per example
+        whatever its length."""
         bin = Bin.parse(bin)
         every = self.exhaustive(bin, n if keep is None else max(n, 1) * 10)
         if every is not None:
             every = [ex for ex in every if keep is None or keep(ex)]
             if len(every) <= n:
-                return [every[i] for i in rng.permutation(len(every))]
-        seen: set[tuple[str, ...]] = set()
-        out: list[Example] = []
+                yield from (every[i] for i in rng.permutation(len(every)))
+                return
+        size = self.batch_size(bin)
+        seen: set[bytes] = set()
         misses = 0
-        while len(out) < n and misses < max_misses:
-            lengths = self.draw_lengths(rng, bin, max(n - len(out), 64))
+        while len(seen) < n and misses < max_misses:
+            lengths = self.draw_lengths(rng, bin, max(min(n - len(seen), size), 64))
             batch = (draw or self.sample_many)(rng, lengths)
-            before = len(out)
+            before = len(seen)
             for ex in batch:
-                if ex.tokens in seen or (keep is not None and not keep(ex)):
+                key = _digest(ex.tokens)
+                if key in seen or (keep is not None and not keep(ex)):
                     misses += 1
                     if misses >= max_misses:
                         break
                     continue
                 misses = 0
-                seen.add(ex.tokens)
-                out.append(ex)
-                if len(out) == n:
+                seen.add(key)
+                yield ex
+                if len(seen) == n:
                     break
-            if len(out) == before:  # a draw may drop candidates it rejects itself: misses too
+            if len(seen) == before:  # a draw may drop candidates it rejects itself: misses too
                 misses += len(lengths) - len(batch)
-        return out
+
+
+def _digest(tokens: Sequence[str]) -> bytes:
+    """A 128-bit digest of a token sequence (how :meth:`Task.iter_distinct` tells examples
+    apart without keeping them)."""
+    return hashlib.blake2b("\x00".join(tokens).encode(), digest_size=16).digest()
 
 
 def _target_text(y: Target) -> str:

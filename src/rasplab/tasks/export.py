@@ -15,8 +15,10 @@ partial file behind, and only a regular file is ever replaced.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -77,14 +79,23 @@ def format_lines(task: Task, examples: Iterable[Example], fmt: str) -> Iterator[
     raise RasplabError(f"format {fmt!r} has no lines; choose jsonl or text")
 
 
+FLUSH_SECONDS = 0.1
+"""A stream is flushed when a line comes this long after its last flush (so the first line,
+and lines that come slowly, reach a reader like ``| head -1`` at once)."""
+
+
 def write_lines(lines: Iterable[str], out: Path | None, stream: TextIO | None = None) -> int:
-    """Write lines to ``out`` atomically (temp file + rename), or to ``stream``/stdout."""
+    """Write lines as they come: to ``out`` atomically (a hidden temporary file beside it,
+    renamed at the end; removed on any error or interrupt), or to ``stream``/stdout."""
     if out is None:
         stream = stream or sys.stdout
-        count = 0
+        count, flushed = 0, -math.inf
         for line in lines:
             stream.write(line + "\n")
             count += 1
+            if time.monotonic() - flushed > FLUSH_SECONDS:
+                stream.flush()
+                flushed = time.monotonic()
         stream.flush()
         return count
     out = regular_target(out, "dataset")
@@ -103,31 +114,50 @@ def write_lines(lines: Iterable[str], out: Path | None, stream: TextIO | None = 
     return count
 
 
-def write_hf(task: Task, examples: Sequence[Example], out: Path | None) -> int:
-    """Save a Hugging Face ``datasets`` directory at ``out`` (replaced atomically)."""
+def write_hf(task: Task, examples: Iterable[Example], out: Path | None) -> int:
+    """Save a Hugging Face ``datasets`` directory at ``out`` (replaced atomically). The
+    records are streamed into an Arrow file (``datasets``' own ``ArrowWriter``, in batches)
+    in a hidden folder beside ``out``, removed afterwards: never all held in memory."""
     require_hf()
     import datasets
+    from datasets.arrow_writer import ArrowWriter
 
     if out is None:
         raise RasplabError("the hf format writes a directory; give it with --out DIR")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RasplabError(f"cannot write {out}: it exists and is not a directory")
-    tmp = temp_dir(out)
+    tmp, scratch = temp_dir(out), temp_dir(out)
     try:
-        datasets.Dataset.from_list([task.record(ex) for ex in examples]).save_to_disk(str(tmp))
+        count = 0
+        writer = ArrowWriter(path=str(scratch / "records.arrow"))
+        try:
+            for ex in examples:
+                writer.write(task.record(ex))
+                count += 1
+            if count:
+                writer.finalize()
+        finally:
+            writer.close()
+        if count:
+            dataset = datasets.Dataset.from_file(str(scratch / "records.arrow"))
+        else:
+            dataset = datasets.Dataset.from_list([])
+        dataset.save_to_disk(str(tmp))
         replace_dir(tmp, out)
     except OSError as err:
         raise RasplabError(f"cannot write {out}: {err.strerror or err}") from err
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return len(examples)
+        shutil.rmtree(scratch, ignore_errors=True)
+    return count
 
 
 def write_dataset(
-    task: Task, examples: Sequence[Example], fmt: str, out: Path | None = None
+    task: Task, examples: Iterable[Example], fmt: str, out: Path | None = None
 ) -> int:
-    """Write ``examples`` of ``task`` in ``fmt`` to ``out`` (stdout if ``None``); returns the count."""
+    """Write ``examples`` of ``task`` in ``fmt`` to ``out`` (stdout if ``None``), each as
+    soon as it comes (``examples`` may be a generator); returns the count."""
     if fmt not in FORMATS:
         raise RasplabError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "hf":

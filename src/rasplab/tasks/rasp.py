@@ -17,7 +17,7 @@ import string
 import zlib
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -135,9 +135,9 @@ class RaspTask(Task):
         """16,000 / 2,000 / 2,000."""
         return SPLIT_SIZES[split]
 
-    def dataset(
+    def stream(
         self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
-    ) -> list[Example]:
+    ) -> Iterator[Example]:
         """Up to ``n`` distinct examples of ``split`` (fewer when the bin has fewer)."""
         if split not in self.splits:
             raise RasplabError(
@@ -149,7 +149,7 @@ class RaspTask(Task):
             raise RasplabError(f"n must be a non-negative number of examples, got {n}")
         rng = generator(seed, self.name, split, str(bin))
         keep: Callable[[Example], bool] = lambda ex: split_of(ex.tokens) == split  # noqa: E731
-        return self.distinct(
+        return self.iter_distinct(
             rng, bin, n, keep=keep, draw=lambda g, lengths: self.candidates(g, lengths, split)
         )
 

@@ -20,6 +20,7 @@ The grammar (``docs/tasks.md``, SCAN): a phrase V is ``u``, ``x left|right``,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -325,11 +326,12 @@ class ScanTask(Task):
         """The whole split."""
         return len(self.pool(split))
 
-    def dataset(
+    def stream(
         self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
-    ) -> list[Example]:
+    ) -> Iterator[Example]:
         """The commands of ``split`` with length in ``bin`` in canonical order; with ``n``
-        smaller than that, a seeded subset (still in canonical order)."""
+        smaller than that, a seeded subset (still in canonical order). The commands are a
+        finite pool held in memory; their examples are built as they are consumed."""
         bin = Bin(1, 9) if bin is None else Bin.parse(bin)
         commands = [c for c in self.pool(split) if len(c.split()) in bin]
         if n is not None and n < 0:
@@ -338,4 +340,4 @@ class ScanTask(Task):
             rng = generator(seed, self.name, self.split_type, split, str(bin))
             keep = np.sort(rng.choice(len(commands), size=n, replace=False))
             commands = [commands[i] for i in keep.tolist()]
-        return [self.example(c) for c in commands]
+        return (self.example(c) for c in commands)

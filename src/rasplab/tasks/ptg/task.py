@@ -25,7 +25,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,9 +145,9 @@ class PTGTask(Task):
         """Examples never exceed the split's token limit (4,096 at paper scale)."""
         return self.limit
 
-    def dataset(
+    def stream(
         self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
-    ) -> list[PTGExample]:
+    ) -> Iterator[PTGExample]:
         """``n`` (default 2,000) examples of a split, every program distinct.
 
         ``bin`` keeps trace steps in it (it must meet the split's steps). ``train`` is the
@@ -164,30 +164,28 @@ class PTGTask(Task):
         if split == "test":
             return self._test_set(bin or self.default_bin("test"), n, seed)
         chosen = self.table[split]
-        return [make_example(i, split) for i in S.dataset(chosen, n, seed, _clip(chosen, bin))]
+        return (make_example(i, split) for i in S.dataset(chosen, n, seed, _clip(chosen, bin)))
 
-    def _train_set(self, bin: Bin, n: int, seed: int) -> list[PTGExample]:
+    def _train_set(self, bin: Bin, n: int, seed: int) -> Iterator[PTGExample]:
         """Training examples drawn as the harness draws them, with distinct programs."""
         rng = generator(seed, "ptg", self.scale, "train", str(bin))
-        out: list[PTGExample] = []
         seen: set[str] = set()
-        while len(out) < n:
-            for length in self.draw_lengths(rng, bin, n - len(out)):
+        while len(seen) < n:
+            for length in self.draw_lengths(rng, bin, n - len(seen)):
                 ex = self.sample(rng, int(length))
                 source = ex.instance.program.source()
                 if source not in seen:
                     seen.add(source)
-                    out.append(ex)
-        return out
+                    yield ex
 
-    def _test_set(self, bin: Bin, n: int, seed: int) -> list[PTGExample]:
+    def _test_set(self, bin: Bin, n: int, seed: int) -> Iterator[PTGExample]:
         """``id_mid``'s programs with trace steps in ``bin`` (a named split when it is one)."""
         base = self.table[TEST_BASE]
         for s in self.table.values():
             if not s.train and s.knobs == base.knobs.replace(steps=bin):
-                return [make_example(i, s.name) for i in S.dataset(s, n, seed)]
+                return (make_example(i, s.name) for i in S.dataset(s, n, seed))
         split = S.Split(f"test_{bin}", base.knobs.replace(steps=bin), (bin,), False, self.scale)
-        return [make_example(i, "test") for i in S.dataset(split, n, seed)]
+        return (make_example(i, "test") for i in S.dataset(split, n, seed))
 
     # -- records and packing ---------------------------------------------------------
     def record(self, example: Example) -> dict:
