@@ -60,7 +60,11 @@ def trace_record(name: str, config: str | None, sets: list[str], out: str | None
 _SET_OPTION = typer.Option(
     [], "--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."
 )
-_FOLDERS = typer.Argument(..., metavar="DIR...", help="trace-supervise --out folders.")
+_FOLDERS = typer.Argument(
+    ...,
+    metavar="DIR...",
+    help="trace-supervise --out folders and harness run folders (eval.slices=[length, ones]).",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -88,12 +92,13 @@ def register(app: typer.Typer) -> None:
         for key, value in record.items():
             print(f"{key:16} {value:.4f}")
 
-    @app.command("trace-figure", short_help="One accuracy figure from several trace runs.")
+    @app.command("trace-figure", short_help="Accuracy by length and ones: trace vs standard runs.")
     def trace_figure_command(
         folders: list[str] = _FOLDERS,
         out: str = typer.Option(..., "--out", metavar="PNG", help="Where to write the figure."),
     ) -> None:
-        """Accuracy by length and by number of ones, one line per trace-supervise run."""
+        """Accuracy by length and by number of ones (ALTA Figure 5), one line per run folder:
+        trace-supervise runs solid, harness runs (standard supervision) dashed."""
         from rasplab.analysis.trace_figure import trace_figure
         from rasplab.errors import RasplabError
 
