@@ -99,5 +99,5 @@ def trace_figure(results: Sequence[dict], path: str | Path) -> None:
         ax.set_title(f"accuracy by {label} (train: <= {split})")
         ax.set_ylim(-0.05, 1.05)
     axes[0].set_ylabel("accuracy")
-    axes[1].legend(fontsize=7, loc="lower left")
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     save_figure(fig, Path(path))
