@@ -1,5 +1,5 @@
-"""CLI subcommands for learnability (ALTA Section 3): ``trace-supervise``, ``trace-figure``,
-``check-optimum`` (thin wrappers over :mod:`rasplab.analysis`)."""
+"""CLI subcommands for learnability (ALTA Section 3): ``trace-supervise``, ``trace-grid``,
+``trace-figure``, ``check-optimum`` (thin wrappers over :mod:`rasplab.analysis`)."""
 
 from __future__ import annotations
 
@@ -52,15 +52,19 @@ def trace_record(name: str, config: str | None, sets: list[str], out: str | None
         "correct": result.correct,
     }
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / "result.json", json.dumps(data).encode())
     trace_figure([data], folder / "trace_supervision.png")
+    atomic_write_bytes(folder / "result.json", json.dumps(data).encode())  # last: the run is done
     return record
 
 
 _SET_OPTION = typer.Option(
     [], "--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."
 )
-_FOLDERS = typer.Argument(..., metavar="DIR...", help="trace-supervise --out folders.")
+_FOLDERS = typer.Argument(
+    ...,
+    metavar="DIR...",
+    help="trace-supervise --out folders and harness run folders (eval.slices=[length, ones]).",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -88,12 +92,13 @@ def register(app: typer.Typer) -> None:
         for key, value in record.items():
             print(f"{key:16} {value:.4f}")
 
-    @app.command("trace-figure", short_help="One accuracy figure from several trace runs.")
+    @app.command("trace-figure", short_help="Accuracy by length and ones: trace vs standard runs.")
     def trace_figure_command(
         folders: list[str] = _FOLDERS,
         out: str = typer.Option(..., "--out", metavar="PNG", help="Where to write the figure."),
     ) -> None:
-        """Accuracy by length and by number of ones, one line per trace-supervise run."""
+        """Accuracy by length and by number of ones (ALTA Figure 5), one line per run folder:
+        trace-supervise runs solid, harness runs (standard supervision) dashed."""
         from rasplab.analysis.trace_figure import trace_figure
         from rasplab.errors import RasplabError
 
@@ -105,6 +110,39 @@ def register(app: typer.Typer) -> None:
             except (OSError, ValueError) as err:
                 raise RasplabError(f"cannot read {str(path)!r}: {err}") from None
         trace_figure(results, out)
+
+    @app.command("trace-grid", short_help="Trace-supervision runs from a grid file, resumable.")
+    def trace_grid_command(
+        grid_file: str = typer.Argument(..., metavar="GRID", help="YAML: runs and seeds."),
+        out: str = typer.Option(..., "--out", metavar="DIR", help="Folder of the run folders."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+    ) -> None:
+        """Run every (program, seed) of GRID into DIR/PROGRAM/seed=S, skipping the runs
+        already there (run it again after a stop to go on); then the mean and spread over
+        seeds of length <= 20, length > 20 and ones > 20 per program."""
+        from rasplab.analysis.trace_grid import (
+            METRICS,
+            grid_summary,
+            load_trace_grid,
+            run_trace_grid,
+        )
+
+        grid = load_trace_grid(grid_file)
+
+        def run_one(program: str, config: str | None, seed: int, folder: Path) -> dict:
+            return trace_record(program, config, [f"seed={seed}"], str(folder))
+
+        log = lambda text: print(text, file=sys.stderr)  # noqa: E731
+        rows = run_trace_grid(grid, out, run_one, log)
+        summary = grid_summary(rows)
+        if as_json:
+            print(json.dumps({"runs": rows, "summary": summary}))
+            return
+        for program, s in summary.items():
+            cells = "  ".join(
+                f"{m} {100 * s[m]['mean']:.1f} ± {100 * s[m]['std']:.1f}" for m in METRICS
+            )
+            print(f"{program:32} seeds {s['seeds']}  {cells}")
 
     @app.command("check-optimum", short_help="Theorems 1-2: minimal rule set vs local optimum.")
     def check_optimum_command(

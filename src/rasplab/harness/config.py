@@ -139,10 +139,15 @@ class EvalConfig:
     (absolute) of its target. ``bins`` replaces the task's test bins. ``splits`` adds named
     test sets of the task (``task.dataset(name, n=size, seed=seed)``), scored after the bins
     under their own names; the task checks the names when the run is set up, and ``train``
-    and ``test`` are not allowed (they are the training bin and the test bins).
+    and ``test`` are not allowed (they are the training bin and the test bins). ``slices``
+    breaks every test set down by per-example attributes of the task (``Task.slices``, e.g.
+    ``length`` and parity's ``ones``): the result holds, per test set, slice and value, how
+    many examples there were and how many were right (ALTA scores parity by number of ones).
 
     >>> EvalConfig(splits="id_short").splits
     ('id_short',)
+    >>> EvalConfig(slices=["length", "ones"]).slices
+    ('length', 'ones')
     >>> EvalConfig(splits=["id_mid", "id_mid"])
     Traceback (most recent call last):
     ...
@@ -156,6 +161,7 @@ class EvalConfig:
     bins: tuple[str, ...] | None = None
     seed: int | None = None
     splits: tuple[str, ...] | None = None
+    slices: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "eval")
@@ -181,6 +187,14 @@ class EvalConfig:
             for i, name in enumerate(self.splits):
                 if name in self.splits[:i]:
                     raise RasplabError(f"eval.splits lists {name!r} twice; give each split once")
+        if self.slices is not None:
+            if not self.slices:
+                raise RasplabError(
+                    "eval.slices must list at least one slice (e.g. [length, ones]) or be left out"
+                )
+            for i, name in enumerate(self.slices):
+                if name in self.slices[:i]:
+                    raise RasplabError(f"eval.slices lists {name!r} twice; give each slice once")
 
 
 def _model_config_class():
@@ -244,6 +258,7 @@ class ExperimentConfig:
 #: hash while it holds that value, so that the run ids of configs not using it stay what they were
 _LATER_KEYS = {
     ("eval", "splits"): None,
+    ("eval", "slices"): None,
     ("train", "pack_tokens"): 0,
     ("train", "pe_penalty"): 0.0,
     ("train", "weight_penalty"): 0.0,

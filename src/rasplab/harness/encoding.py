@@ -32,13 +32,15 @@ PAD = "<pad>"
 
 @dataclass
 class Batch:
-    """A padded batch: ``input_ids``/``pad_mask``/``targets``/``scored`` are [B, T]."""
+    """A padded batch: ``input_ids``/``pad_mask``/``targets``/``scored`` are [B, T]; a test
+    batch may carry ``slices``, per slice name the examples' values (``Task.slice_value``)."""
 
     input_ids: torch.Tensor  # [B, T] long
     pad_mask: torch.Tensor  # [B, T] bool, True = real token
     targets: torch.Tensor  # [B, T] long class ids (IGNORE where unscored) or float
     scored: torch.Tensor  # [B, T] bool, True = position is scored
     offsets: torch.Tensor | None  # [B] long position offsets (APE training) or None
+    slices: dict | None = None  # slice name -> [B] long values (CPU), or None
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -54,6 +56,7 @@ class Batch:
             move(self.targets),
             move(self.scored),
             move(self.offsets),
+            self.slices,
         )
 
 
@@ -194,9 +197,11 @@ def encoded_test_set(
     seed: int,
     batch_size: int,
     split: str = "test",
+    slices: tuple[str, ...] = (),
 ):
     """The fixed test set of ``bin`` (or named ``split``, ``bin`` None: the split's own) as
-    encoded batches (sorted by length), cached per process.
+    encoded batches (sorted by length), cached per process; each batch carries the values of
+    ``slices`` (``Task.slice_value``) of its examples.
 
     Returns ``(batches, count)``; ``count`` may be below ``n`` when the bin has fewer strings.
     """
@@ -211,14 +216,22 @@ def encoded_test_set(
         batch_size,
         encoder.tokens,
         encoder.classes,
+        tuple(slices),
     )
     if key in _TEST_CACHE:
         _TEST_CACHE.move_to_end(key)
         return _TEST_CACHE[key]
     examples = sorted(task.dataset(split, bin, n, seed), key=lambda ex: len(ex.tokens))
-    batches = [
-        encoder.encode(examples[i : i + batch_size]) for i in range(0, len(examples), batch_size)
-    ]
+    batches = []
+    for i in range(0, len(examples), batch_size):
+        chunk = examples[i : i + batch_size]
+        batch = encoder.encode(chunk)
+        if slices:
+            batch.slices = {
+                s: torch.tensor([task.slice_value(ex, s) for ex in chunk], dtype=torch.long)
+                for s in slices
+            }
+        batches.append(batch)
     _TEST_CACHE[key] = (batches, len(examples))
     while len(_TEST_CACHE) > _TEST_CACHE_SIZE:
         _TEST_CACHE.popitem(last=False)

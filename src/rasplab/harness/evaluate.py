@@ -2,7 +2,9 @@
 
 An example is correct only if every scored position is right (argmax class; for regression,
 within ``tolerance`` of the target, and the MSE is reported too). Padding and unscored
-(filler) positions never count.
+(filler) positions never count. A test set whose batches carry slice values
+(``eval.slices``) is also broken down by them: :func:`tally` counts, per slice and value, the
+examples and the right ones.
 
 For answer tasks ``decoding="greedy"`` feeds the model its own predictions. For a causal
 model the whole-sequence result is exactly the teacher-forced one: until the first wrong
@@ -23,11 +25,30 @@ from rasplab.harness.encoding import Batch, Encoder
 
 @dataclass(frozen=True)
 class BinMetrics:
-    """Metrics of one test bin: accuracy, example count, and MSE for regression tasks."""
+    """Metrics of one test bin: accuracy, example count, MSE for regression tasks, and per
+    slice and value ``(right, count)`` when the set is sliced (``eval.slices``)."""
 
     accuracy: float
     count: int
     mse: float | None = None
+    slices: dict[str, dict[int, tuple[int, int]]] | None = None
+
+
+def tally(into: dict, ok: torch.Tensor, values: dict[str, torch.Tensor]) -> None:
+    """Add ``(right, count)`` per slice and value to ``into`` (slice -> value -> [right, n]).
+
+    >>> into = {}
+    >>> tally(into, torch.tensor([True, False, True]), {"ones": torch.tensor([2, 2, 5])})
+    >>> into
+    {'ones': {2: [1, 2], 5: [1, 1]}}
+    """
+    ok = ok.cpu()
+    for name, vals in values.items():
+        table = into.setdefault(name, {})
+        for v, right in zip(vals.tolist(), ok.tolist()):
+            cell = table.setdefault(v, [0, 0])
+            cell[0] += int(right)
+            cell[1] += 1
 
 
 def sequence_correct(outputs: torch.Tensor, batch: Batch, tolerance: float = 0.0) -> torch.Tensor:
@@ -102,6 +123,7 @@ def evaluate(
             continue
         batches, count = test_set
         right, sq, n_pos = 0, 0.0, 0
+        sliced: dict = {}
         for batch in batches:
             batch = batch.to(device)
             if decoding == "greedy" and encoder.kind == "answer" and not causal:
@@ -113,8 +135,13 @@ def evaluate(
                     s, c = squared_error(outputs, batch)
                     sq, n_pos = sq + s, n_pos + c
             right += int(ok.sum())
+            if batch.slices:
+                tally(sliced, ok, batch.slices)
         accuracy = right / count if count else 0.0
         mse = (sq / n_pos if n_pos else 0.0) if regression else None
-        results[name] = scored[id(test_set)] = BinMetrics(accuracy=accuracy, count=count, mse=mse)
+        slices = {k: {v: tuple(c) for v, c in sorted(t.items())} for k, t in sliced.items()}
+        results[name] = scored[id(test_set)] = BinMetrics(
+            accuracy=accuracy, count=count, mse=mse, slices=slices or None
+        )
     model.train(was_training)
     return results

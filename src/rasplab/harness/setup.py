@@ -45,6 +45,7 @@ class RunSetup:
     offsets: bool  # APE-style random training offsets
     model: torch.nn.Module
     test_splits: list = field(default_factory=list)  # named test splits (eval.splits)
+    slices: tuple = ()  # per-example attributes each test set is broken down by (eval.slices)
 
 
 def build_task(config: ExperimentConfig):
@@ -111,6 +112,27 @@ def run_splits(config: ExperimentConfig, task, test_bins: list[Bin]) -> list[str
                 f"eval.splits name {name!r} is also the name of a test bin; "
                 "give the bins and the splits different names"
             )
+    return names
+
+
+def run_slices(config: ExperimentConfig, task) -> tuple[str, ...]:
+    """The slices of a run (``eval.slices``), checked against the task's ``slices``.
+
+    >>> from rasplab.harness.config import EvalConfig
+    >>> from rasplab.tasks import get_task
+    >>> run_slices(ExperimentConfig(task="parity", eval=EvalConfig(slices=["ones"])),
+    ...            get_task("parity"))
+    ('ones',)
+    >>> bad = ExperimentConfig(task="tomita2", eval=EvalConfig(slices=["ones"]))
+    >>> run_slices(bad, get_task("tomita2"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: unknown eval.slices name for task 'tomita2' 'ones'; ...
+    """
+    names = tuple(config.eval.slices or ())
+    for name in names:
+        if name not in task.slices:
+            raise unknown_name(f"eval.slices name for task {config.task!r}", name, task.slices)
     return names
 
 
@@ -207,6 +229,7 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
     task = build_task(config)
     train_bin, test_bins = run_bins(config, task)
     splits = run_splits(config, task, test_bins)
+    slices = run_slices(config, task)
     encoder = Encoder(task)
     check_packing(config, task, train_bin)
     check_encodable(config, encoder)
@@ -219,7 +242,7 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
     return RunSetup(
         task=task, encoder=encoder, train_bin=train_bin, test_bins=test_bins,
         id_bins=in_distribution(train_bin, test_bins), positions=P, offsets=bool(offsets),
-        model=model.to(device), test_splits=splits,
+        model=model.to(device), test_splits=splits, slices=slices,
     )  # fmt: skip
 
 

@@ -124,7 +124,8 @@ def code_version() -> str:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One stored run, decoded (``metrics`` has ``bins``, ``counts``, ``mse``)."""
+    """One stored run, decoded (``metrics`` has ``bins``, ``counts``, ``mse``, and ``slices``
+    when the run was sliced)."""
 
     run_id: str
     config_hash: str
@@ -319,6 +320,8 @@ class ResultsStore:
             "stopped_early": result.stopped_early,
             "loss_reached_step": getattr(result, "loss_reached_step", None),
         }
+        if getattr(result, "slices", None):
+            metrics["slices"] = result.slices
         if result.status not in FINISHED:
             raise ValueError(f"finish() takes a finished result, got status {result.status!r}")
         self.sql(

@@ -67,6 +67,7 @@ class RunResult:
     run_dir: str | None = None
     code_version: str = ""
     loss_reached_step: int | None = None
+    slices: dict | None = None  # test set -> slice -> value -> [right, count] (eval.slices)
 
     def to_json(self, curves: bool = False) -> dict:
         """Plain data for ``--json`` (curves and config left out unless ``curves``)."""
@@ -120,17 +121,25 @@ def _penalty(model: torch.nn.Module, cfg: TrainConfig) -> torch.Tensor | float:
 
 
 def _metrics_json(metrics) -> dict:
-    """Metrics per bin and split as plain data: {"bins": {...}, "counts": {...}, "mse": ...}."""
+    """Metrics per bin and split as plain data: {"bins": {...}, "counts": {...}, "mse": ...},
+    plus ``"slices"`` (test set -> slice -> value -> [right, count]) when ``eval.slices`` is set."""
     mse = (
         {k: m.mse for k, m in metrics.items()}
         if any(m.mse is not None for m in metrics.values())
         else None
     )
-    return {
+    data = {
         "bins": {k: m.accuracy for k, m in metrics.items()},
         "counts": {k: m.count for k, m in metrics.items()},
         "mse": mse,
     }
+    if any(m.slices for m in metrics.values()):
+        data["slices"] = {
+            k: {s: {str(v): list(c) for v, c in t.items()} for s, t in m.slices.items()}
+            for k, m in metrics.items()
+            if m.slices
+        }
+    return data
 
 
 def train(
@@ -197,6 +206,7 @@ def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path |
         run_dir=str(run_path) if run_path is not None else None,
         code_version=code_version(),
         loss_reached_step=state.get("loss_reached_step"),
+        slices=metrics.get("slices"),
     )
     if run_path is not None:
         atomic_write_text(
@@ -286,13 +296,14 @@ def run_test_sets(config: ExperimentConfig, setup) -> dict:
     ev = config.eval
     eval_seed = config.seed if ev.seed is None else ev.seed
     encoder, P = setup.encoder, setup.positions
+    opts, sl = config.task_options, setup.slices
     test_sets = {
-        str(b): encoded_test_set(encoder, config.task_options, b, ev.size, eval_seed, ev.batch_size)
+        str(b): encoded_test_set(encoder, opts, b, ev.size, eval_seed, ev.batch_size, slices=sl)
         for b in setup.test_bins
     }
     for name in setup.test_splits:
         split_set = encoded_test_set(
-            encoder, config.task_options, None, ev.size, eval_seed, ev.batch_size, split=name
+            encoder, opts, None, ev.size, eval_seed, ev.batch_size, split=name, slices=sl
         )
         # a split equal to a bin's set (ptg: id_mid and the bin 31-40) is scored once
         same = (s for s in test_sets.values() if _same_set(s, split_set))

@@ -1,7 +1,9 @@
 """Reports rebuilt from the results store: tables (CSV, Markdown) and plots (PNG).
 
 :func:`build_report` reads a results database and writes ``runs.csv``, ``summary.csv``,
-``summary.md``, ``accuracy_by_bin.png``, ``accuracy_table.png`` and ``training_curves.png``.
+``summary.md``, ``accuracy_by_bin.png``, ``accuracy_table.png`` and ``training_curves.png``;
+for runs sliced by ``eval.slices`` also ``slices.csv`` and ``accuracy_by_slice.png``
+(:mod:`rasplab.reports.slices`).
 Everything is computed before the first file is written, and each file is written atomically.
 """
 
@@ -39,7 +41,7 @@ def build_report(
     """
     from rasplab.harness.checkpoint import atomic_write_text
     from rasplab.harness.store import ResultsStore
-    from rasplab.reports import plots, tables
+    from rasplab.reports import plots, slices, tables
 
     with ResultsStore(db, create=False) as store:
         records = store.runs(sweep=sweep)
@@ -60,11 +62,16 @@ def build_report(
         figures["accuracy_table.png"] = plots.accuracy_table_figure(finished)
     if any(r.curves for r in records):
         figures["training_curves.png"] = plots.training_curves_figure(records)
+    sliced = finished and slices.slice_names(records)
+    if sliced:
+        figures["accuracy_by_slice.png"] = slices.accuracy_by_slice_figure(finished, records)
     texts = {
         "runs.csv": tables.runs_csv(records),
         "summary.csv": tables.summary_csv(finished),
         "summary.md": tables.summary_markdown(groups, records, str(db), list(figures)),
     }
+    if sliced:
+        texts["slices.csv"] = slices.slices_csv(records)
     written: list[str] = []
     created = [p for p in (out, *out.parents) if not p.exists()]  # removed again on failure
     try:

@@ -13,6 +13,7 @@ import csv
 import io
 
 from rasplab.reports.aggregate import GroupSummary, bin_order
+from rasplab.reports.slices import slice_markdown
 from rasplab.reports.verdicts import verdict_markdown
 
 
@@ -206,6 +207,7 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
                     cells = [f"{g.mse[b].mean:.4g}" if g.mse.get(b) else "–" for b in bins]
                     lines.append(f"| {g.label} | " + " | ".join(cells) + " |")
             lines.append("")
+    lines += slice_markdown([g for g in groups if g.seeds], records)
     failed = [r for r in records if r.status == "failed"]
     if failed:
         lines += ["## Failed runs", ""]

@@ -277,6 +277,13 @@ class Parity(AlgorithmicTask):
     description = "parity of the number of ones (e/o)"
     symbols = ("0", "1")
     answer_symbols = ("e", "o")
+    slices = ("length", "ones")
+
+    def slice_value(self, example: Example, name: str) -> int:
+        """``ones``: the number of ones in the input (ALTA scores parity by it); else as Task."""
+        if name == "ones":
+            return example.tokens[1 : 1 + example.length].count("1")
+        return super().slice_value(example, name)
 
     def _one(self, rng, n):
         k1 = int(rng.integers(0, n + 1))

@@ -125,6 +125,21 @@ class Task(ABC):
     causal: bool = True
     """Whether every target is computable from ``tokens[:t+1]`` (False: labelling tasks whose
     labels depend on later tokens, e.g. ``rasp_reverse``, need bidirectional attention)."""
+    slices: tuple[str, ...] = ("length",)
+    """Per-example integer attributes an evaluation can be broken down by
+    (:meth:`slice_value`); every task has ``length``, parity adds ``ones``."""
+
+    def slice_value(self, example: Example, name: str) -> int:
+        """The integer attribute ``name`` (one of :attr:`slices`) of ``example``.
+
+        >>> task = get_task("parity")
+        >>> ex = task.sample(generator(0, "doc"), 5)
+        >>> [task.slice_value(ex, s) for s in task.slices]
+        [5, 4]
+        """
+        if name == "length":
+            return example.length
+        raise unknown_name(f"slice of task {self.name!r}", name, self.slices)
 
     def record(self, example: Example) -> dict:
         """The JSON record written by ``rasplab data`` for ``example`` (override to change it)."""
