@@ -104,7 +104,7 @@ def learn_seeds(
     first = configs[0]
     if any(dataclasses.replace(c, seed=first.seed) != first for c in configs):
         raise RasplabError("a seed batch needs configs that differ only in seed")
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     task, model = build(first, seeds=tuple(c.seed for c in configs))
     splits = {
         name: task.dataset(name, n=n, seed=first.data_seed)
@@ -116,6 +116,7 @@ def learn_seeds(
     for i, (config, out) in enumerate(zip(configs, outs)):
         result, source, run_model = finish(config, task, trained, i, splits, batches)
         result["seconds"] = round(time.perf_counter() - start, 2)
+        result["cpu_seconds"] = round(time.process_time() - cpu_start, 2)
         if out is not None:
             save_run(out, config, run_model, source, result)
         runs.append(LearnedRun(result, source, run_model, task))
