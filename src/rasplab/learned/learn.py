@@ -214,3 +214,16 @@ def verify_run(path: str | Path) -> dict[str, int]:
         raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
     test = task.dataset("test", n=config.test_n, seed=config.data_seed)
     return verify(load_program(source)["run"], model, equivalence_checks(config, task, test))
+
+
+def lang_run(path: str | Path) -> tuple[dict, str]:
+    """Export a saved run to rasplab.lang and check it on the checks of step 6 (raises
+    :class:`~rasplab.learned.to_lang.NotExpressible` for a model outside the exportable
+    class): ``(record, listing of the program)``."""
+    from rasplab.learned.rundir import load_run
+
+    config, model, _, _ = load_run(path)
+    task, _ = build(config)
+    test = task.dataset("test", n=config.test_n, seed=config.data_seed)
+    checks = equivalence_checks(config, task, test)
+    return export_checked(model, task, checks, strict=True)

@@ -39,9 +39,15 @@ applies the readout. Every learned variable is written once, in its phase.
 >>> from rasplab.learned.decompile import extract
 >>> net = DiscreteTransformer(Shape(vocab=("<pad>", "<bos>", "a", "b"), classes=("1", "2"),
 ...     width=4, layers=1, cat_heads=0, count_heads=1, mlps=0))
+>>> with torch.no_grad():
+...     net.readout.first[0, 0, 2] = 1.0   # the readout reads the count
 >>> export = to_lang(extract(net), position_range=None)
->>> export.program.max_layers, sorted(export.mapped.values())
-(4, ['count'])
+>>> export.program.max_layers, export.mapped
+(4, {'count_0_0': 'count'})
+>>> ids = [1, 2, 3, 2]   # <bos> a b a
+>>> model = net(torch.tensor([ids]), torch.ones(1, 4, dtype=torch.bool), hard=True)
+>>> interpret(export.program, [ids]).outputs[0] == model.argmax(-1)[0, 0].tolist()
+True
 """
 
 from __future__ import annotations
@@ -318,15 +324,18 @@ def check_export(
     }
 
 
-def export_checked(model, task, checks: dict[str, Sequence]) -> tuple[dict, str | None]:
+def export_checked(model, task, checks: dict[str, Sequence], strict: bool = False):
     """Export ``model`` (one seed, trained on ``task``) and check it (:func:`check_export`):
-    ``(record, listing)``; for a model outside the exportable class the record says
-    ``exported: False`` with the reason, and there is no listing."""
+    ``(record, listing)``. For a model outside the exportable class, ``strict`` raises
+    :class:`NotExpressible`; otherwise the record says ``exported: False`` with the reason
+    and there is no listing."""
     from rasplab.learned.decompile import extract, unscored_tokens
 
     try:
         export = to_lang(extract(model), None, name=f"learned_{task.name}")
     except NotExpressible as err:
+        if strict:
+            raise
         return {"exported": False, "reason": str(err)}, None
     record = check_export(export, model, checks, unscored_tokens(task))
     return record, export.program.describe()
