@@ -42,10 +42,12 @@ def test_learn_writes_program_weights_config_and_result(run_dir):
         "config.json",
         "model.safetensors",
         "program.py",
+        "program_lang.txt",
         "result.json",
     ]
     result = json.loads((run_dir / "result.json").read_text())
     assert result["agreement"] == 1.0
+    assert result["lang"]["exported"] and result["lang"]["heads"] in ({}, {"count_0_0": "count"})
     assert 0.0 <= result["test_accuracy"] <= 1.0 and 0.0 <= result["program_accuracy"] <= 1.0
     assert json.loads((run_dir / "config.json").read_text())["epochs"] == 3
 
@@ -71,6 +73,40 @@ def test_verify_rechecks_a_saved_run_and_catches_an_edited_program(capsys, run_d
     assert code == 1 and "is not the program of" in err
 
 
+def test_lang_exports_a_trained_run_and_writes_its_listing(capsys, run_dir, tmp_path):
+    listing = tmp_path / "program_lang.txt"
+    code, out, _ = cli(capsys, "learn", "--lang", str(run_dir), "--out", str(listing), "--json")
+    rec = json.loads(out)
+    assert code == 0 and rec["exported"] and rec["compiled_inputs_checked"] > 0
+    assert sum(rec["positions_checked"].values()) > 0
+    assert listing.read_text() == (run_dir / "program_lang.txt").read_text()
+
+
+def test_lang_refuses_a_run_outside_the_exportable_class(capsys, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    from rasplab.tasks import get_task
+
+    run = tmp_path / "cat"
+    args = ["cat_heads=1", "count_heads=0", *TINY[2:]]
+    assert cli(capsys, "learn", "rasp_hist", *args, "--out", str(run), "--quiet")[0] == 0
+    weights = load_file(run / "model.safetensors")
+    # one categorical head keyed by tokens, accepting 'a' (which can repeat), read by the readout
+    weights["cat.0.key"].zero_()
+    weights["cat.0.key"][0, 0, 0] = 1.0
+    weights["cat.0.predicate"].fill_(-1.0)
+    weights["cat.0.predicate"][0, 0, :, list(get_task("rasp_hist").vocab).index("a")] = 1.0
+    for name in ("readout.first", "readout.second"):
+        weights[name].zero_()
+        weights[name][0, 0, 2] = 1.0
+    save_file(weights, run / "model.safetensors")
+    listing = tmp_path / "listing.txt"
+    code, _, err = cli(capsys, "learn", "--lang", str(run), "--out", str(listing))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "select_0_0 cannot be expressed in rasplab.lang" in err and "several positions" in err
+    assert not listing.exists()
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -80,6 +116,7 @@ def test_verify_rechecks_a_saved_run_and_catches_an_edited_program(capsys, run_d
         (["learn", "rasp_hist", "task_options.q=1", "--out", "X"], "does not accept options"),
         (["learn", "rasp_hist"], "give --out DIR"),
         (["learn", "--verify", "NOPE"], "not a run directory"),
+        (["learn", "--lang", "NOPE"], "not a run directory"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(
