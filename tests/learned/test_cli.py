@@ -82,31 +82,6 @@ def test_lang_exports_a_trained_run_and_writes_its_listing(capsys, run_dir, tmp_
     assert listing.read_text() == (run_dir / "program_lang.txt").read_text()
 
 
-def test_lang_refuses_a_run_outside_the_exportable_class(capsys, tmp_path):
-    from safetensors.torch import load_file, save_file
-
-    from rasplab.tasks import get_task
-
-    run = tmp_path / "cat"
-    args = ["cat_heads=1", "count_heads=0", *TINY[2:]]
-    assert cli(capsys, "learn", "rasp_hist", *args, "--out", str(run), "--quiet")[0] == 0
-    weights = load_file(run / "model.safetensors")
-    # one categorical head keyed by tokens, accepting 'a' (which can repeat), read by the readout
-    weights["cat.0.key"].zero_()
-    weights["cat.0.key"][0, 0, 0] = 1.0
-    weights["cat.0.predicate"].fill_(-1.0)
-    weights["cat.0.predicate"][0, 0, :, list(get_task("rasp_hist").vocab).index("a")] = 1.0
-    for name in ("readout.first", "readout.second"):
-        weights[name].zero_()
-        weights[name][0, 0, 2] = 1.0
-    save_file(weights, run / "model.safetensors")
-    listing = tmp_path / "listing.txt"
-    code, _, err = cli(capsys, "learn", "--lang", str(run), "--out", str(listing))
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "select_0_0 cannot be expressed in rasplab.lang" in err and "several positions" in err
-    assert not listing.exists()
-
-
 @pytest.mark.parametrize(
     "args,message",
     [

@@ -1,7 +1,7 @@
 """The rasplab.lang export: the interpreter running the exported program equals the
-discretised model on every input up to length 4 (randomly weighted models whose heads are in
-the exportable class), the compiled weights equal the interpreter, a tampered export is
-caught, and a head outside the class is refused with its name."""
+discretised model on every input up to length 4 (randomly weighted models) and past the
+width, the compiled weights equal the interpreter, a tampered export is caught, and a head
+that needs a length bound is refused without one, by name."""
 
 from __future__ import annotations
 
@@ -33,15 +33,6 @@ def random_model(task, layers, cat, count, mlps, seed, width=0):
     return model
 
 
-def keyed_by_positions(model):
-    """Make every categorical head read positions as its key (always exportable)."""
-    with torch.no_grad():
-        for heads in model.cat:
-            heads.key.zero_()
-            heads.key[..., POSITIONS] = 1.0
-    return model
-
-
 def reads_component(model, first: int, second: int):
     """Make the readout read variables ``first`` and ``second``."""
     with torch.no_grad():
@@ -64,11 +55,11 @@ def test_export_equals_random_model_on_every_input_up_to_length_4(
     name, layers, cat, count, mlps, seed
 ):
     task = get_task(name)
-    model = keyed_by_positions(random_model(task, layers, cat, count, mlps, seed))
+    model = random_model(task, layers, cat, count, mlps, seed)
     # the readout reads the last MLP and the last head, so the whole stack is exported
     n = model.num_variables
     reads_component(model, n - 1, n - 1 - mlps)
-    export = to_lang(extract(model), None)
+    export = to_lang(extract(model), task.max_tokens(4))
     assert export.mapped  # heads were exported, not dropped
     checks = {"all": all_inputs(task, 4)}
     unscored = unscored_tokens(task)
@@ -78,30 +69,44 @@ def test_export_equals_random_model_on_every_input_up_to_length_4(
     assert record["compiled_inputs_checked"] == min(40, len(checks["all"]))
 
 
-def test_the_three_head_mappings_all_occur_and_agree():
-    """Heads keyed by tokens: accepting only <eos> (unique), only <bos> (first, always
-    position 0), and heads keyed by positions (unique, at the smallest accepted position)."""
-    task = get_task("rasp_reverse")
-    model = random_model(task, layers=1, cat=3, count=1, mlps=1, seed=11)
-    vocab = list(task.vocab)
+def set_head(model, head: int, key: int, accepted: list[int]):
+    """Categorical head ``head`` of layer 0 reads variable ``key`` as its key and accepts
+    exactly the key values ``accepted`` for every query."""
     with torch.no_grad():
         heads = model.cat[0]
-        heads.key.zero_()
-        heads.key[0, 0, 0] = heads.key[0, 1, 0] = 1.0  # heads 0, 1 key tokens
-        heads.key[0, 2, POSITIONS] = 1.0
-        heads.predicate[0, 0] = -1.0
-        heads.predicate[0, 0, :, vocab.index("<eos>")] = 1.0
-        heads.predicate[0, 1] = -1.0
-        heads.predicate[0, 1, :, vocab.index("<bos>")] = 1.0
+        heads.key[0, head].zero_()
+        heads.key[0, head, key] = 1.0
+        heads.predicate[0, head] = -1.0
+        heads.predicate[0, head, :, accepted] = 1.0
+
+
+def test_each_head_mapping_agrees_with_the_model_past_the_width():
+    """Keyed by tokens, accepting symbols that repeat (leftmost of several) or only a token
+    that never occurs (always position 0); keyed by positions (saturated past the width, so
+    positions repeat too)."""
+    task = get_task("rasp_reverse")
+    model = random_model(task, layers=1, cat=3, count=1, mlps=1, seed=11, width=8)
+    vocab = list(task.vocab)
+    set_head(model, 0, 0, [vocab.index("b"), vocab.index("c")])
+    set_head(model, 1, 0, [vocab.index("<pad>")])  # never occurs: always position 0
+    set_head(model, 2, POSITIONS, [3, 7])
+    with torch.no_grad():
         mlp = model.mlp[0]
         mlp.first.zero_(), mlp.second.zero_()
-        mlp.first[0, 0, 2], mlp.second[0, 0, 3] = 1.0, 1.0  # MLP reads heads 0 and 1
+        mlp.first[0, 0, 2], mlp.second[0, 0, 3] = 1.0, 1.0  # the MLP reads heads 0 and 1
     reads_component(model, 6, 4)  # the MLP and head 2
-    export = to_lang(extract(model), None)
-    assert export.mapped == {"select_0_0": "unique", "select_0_1": "first", "select_0_2": "unique"}
-    assert export.position_range == model.shape.width
-    record = check_export(export, model, {"all": all_inputs(task, 4)}, unscored_tokens(task))
-    assert record["positions_checked"]["all"] > 0
+    export = to_lang(extract(model), 16)
+    assert export.mapped == {
+        "select_0_0": "leftmost",
+        "select_0_1": "first",
+        "select_0_2": "leftmost",
+    }
+    inputs = all_inputs(task, 3) + [
+        task.example(list(xs) * 3) for xs in itertools.islice(task.inputs(4), 0, 256, 5)
+    ]
+    assert max(len(ex.tokens) for ex in inputs) > 8
+    record = check_export(export, model, {"all": inputs}, unscored_tokens(task))
+    assert record["inputs_too_long"] == 0 and record["positions_checked"]["all"] > 0
 
 
 def test_counts_saturate_past_the_width_as_in_the_model():
@@ -116,18 +121,16 @@ def test_counts_saturate_past_the_width_as_in_the_model():
     assert record["inputs_too_long"] == 0 and record["positions_checked"]["long"] > 0
 
 
-def test_a_head_whose_match_can_repeat_is_refused_with_its_name():
+def test_a_leftmost_head_without_a_length_bound_is_refused_with_its_name():
     task = get_task("rasp_hist")
     model = random_model(task, layers=1, cat=1, count=0, mlps=0, seed=5)
-    with torch.no_grad():
-        heads = model.cat[0]
-        heads.key.zero_()
-        heads.key[0, 0, 0] = 1.0  # key: tokens
-        heads.predicate[0, 0] = -1.0
-        heads.predicate[0, 0, :, list(task.vocab).index("a")] = 1.0
+    set_head(model, 0, 0, [list(task.vocab).index("a")])
     reads_component(model, 2, 2)
-    with pytest.raises(NotExpressible, match="select_0_0 cannot be expressed.*several positions"):
+    with pytest.raises(
+        NotExpressible, match="select_0_0 cannot be expressed.*maximum input length"
+    ):
         to_lang(extract(model), None)
+    assert to_lang(extract(model), 10).mapped == {"select_0_0": "leftmost"}
 
 
 def test_a_tampered_export_is_caught():

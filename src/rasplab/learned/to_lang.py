@@ -11,28 +11,27 @@ in three ways, and the export bridges each one exactly or refuses:
   0), so it reads ``1/(k+1)`` for ``k`` counted positions, and buckets at ``1/(k+1)`` for
   ``k = 0 .. CAP`` give the count, saturating at CAP exactly as the model does (a mean
   below ``1/(CAP+1)`` falls into the lowest bucket). Always exact.
-* **Categorical heads** copy the value at the *leftmost* matching position, or at position
-  0 when none matches; the language's categorical attention is defined only when exactly
-  one position is selected. A head exports when, for every query value that can occur, the
-  key values its predicate accepts (among those that can occur) have a leftmost match that
-  is either always position 0, or a key value that occurs at most once per input:
-
-  - key ``positions`` (inputs of at most CAP + 1 tokens, where positions are distinct):
-    the leftmost match is the smallest accepted position, present exactly when the input
-    is long enough, so the query becomes that one position;
-  - key ``tokens``: ``<bos>`` only at position 0 (leftmost of everything), ``<eos>`` at
-    most once; any other accepted token can occur several times, and the export refuses;
-  - any other key: only a predicate that accepts nothing (the head always reads position 0).
-
-  The head becomes three: one reads the value at the target (defined when the target is
-  present), one averages the start indicator over position 0 and the target (1 when the
-  target is absent, 1/2 when present), one reads the value at position 0; the MLP picks.
+* **Categorical heads** copy the value at the *leftmost* matching position (position 0
+  included), or at position 0 when none matches; the language's categorical attention is
+  defined only when exactly one position is selected. Per query value that can occur, the
+  export takes the set R of key values the predicate accepts (among those that can occur).
+  When R is empty the head reads position 0. Otherwise the MLP first notes whether position
+  0's key (read by a head) is in R, which makes position 0 the leftmost match; if not, it
+  marks the leftmost position j >= 1 whose key is in R: a numerical head with a relative
+  mask (offsets ``-(P-1) .. -1`` for inputs of at most P tokens) averages a start
+  indicator over position 0 and the earlier positions with a key in R, which is 1 exactly
+  when there are none. Then one head reads the value at the marked position (exactly one is
+  marked, when any), one averages over position 0 and the marked one (1: none marked, 1/2:
+  one), one reads position 0, and the MLP picks. Exact for every input of at most P tokens
+  and nothing is assumed about the inputs; with no bound P the export refuses
+  (:class:`NotExpressible`).
 * **MLPs and the readout** become one rule per pair of input values that can occur.
 
-One learned layer takes three language layers, told apart by a ``phase`` counter: *prepare*
-(the MLP writes the query sets and keys the layer's heads need), *attend* (heads run; the
-MLP copies their results into ordinary variables), *mlp* (the learned MLPs); a last layer
-applies the readout. Every learned variable is written once, in its phase.
+One learned layer takes four language layers, told apart by a ``phase`` counter: *prepare*
+(the MLP writes the keys and query sets the layer's heads need), *prefix* (the MLP marks the
+leftmost match of each accepted set), *attend* (heads run; the MLP copies their results into
+ordinary variables), *mlp* (the learned MLPs); a last layer applies the readout. Every
+learned variable is written once.
 
 >>> import torch
 >>> from rasplab.learned.model import DiscreteTransformer, Shape
@@ -43,7 +42,7 @@ applies the readout. Every learned variable is written once, in its phase.
 ...     net.readout.first[0, 0, 2] = 1.0   # the readout reads the count
 >>> export = to_lang(extract(net), position_range=None)
 >>> export.program.max_layers, export.mapped
-(4, {'count_0_0': 'count'})
+(5, {'count_0_0': 'count'})
 >>> ids = [1, 2, 3, 2]   # <bos> a b a
 >>> model = net(torch.tensor([ids]), torch.ones(1, 4, dtype=torch.bool), hard=True)
 >>> interpret(export.program, [ids]).outputs[0] == model.argmax(-1)[0, 0].tolist()
@@ -70,6 +69,9 @@ from rasplab.lang import (
 )
 from rasplab.learned.decompile import Component, Extracted, needed, value_names
 
+PHASES = 4
+"""Language layers per learned layer: prepare, prefix, attend, mlp."""
+
 
 class NotExpressible(RasplabError):
     """A learned component has no exact counterpart in :mod:`rasplab.lang`."""
@@ -77,9 +79,10 @@ class NotExpressible(RasplabError):
 
 @dataclass(frozen=True)
 class LangExport:
-    """The program, how each learned head was mapped (``count``, ``first``: always the
-    value at position 0, ``unique``: the value at one key position), the longest input it
-    accepts (None: any), and the token / class names of its ids."""
+    """The program, how each learned head was mapped (``count``; ``first``: always the
+    value at position 0; ``leftmost``: the value at the leftmost match, for some query
+    value), the longest input it accepts (None: any), and the token / class names of its
+    ids."""
 
     program: Program
     mapped: dict[str, str]
@@ -92,42 +95,25 @@ def _layer(comp: Component) -> int:
     return int(comp.name.split("_")[1])
 
 
-def _targets(comp: Component, ex: Extracted, occurs: list[dict]) -> dict[int, int | None]:
-    """Per query value that can occur: the key value of its leftmost match when that is a
-    key occurring at most once per input, or None when the match is always position 0."""
+def _accepted(comp: Component, occurs: list[dict]) -> dict[int, frozenset | None]:
+    """Per query value that can occur: the key values its predicate accepts among those that
+    can occur (None when there are none: the head reads position 0)."""
     q, k, _ = comp.reads
-    key = ex.names[k]
-    bos, eos = (ex.vocab.index(t) if t in ex.vocab else -1 for t in ("<bos>", "<eos>"))
     out = {}
-    for qv, qname in occurs[q].items():
-        accepted = [kv for kv in occurs[k] if comp.predicate[qv][kv]]
-        if not accepted or (key == "tokens" and bos in accepted):
-            out[qv] = None
-        elif key == "positions":
-            out[qv] = min(accepted) or None
-        elif key == "tokens" and accepted == [eos]:
-            out[qv] = eos
-        else:
-            shown = [occurs[k][kv] for kv in accepted]
-            why = (
-                "key tokens that can occur at several positions"
-                if key == "tokens"
-                else f"values of {key!r}, which can occur at several positions"
-            )
-            raise NotExpressible(
-                f"{comp.name} cannot be expressed in rasplab.lang: query {qname!r} accepts {why} "
-                f"({', '.join(map(repr, shown))}); the learned head copies the leftmost match, "
-                "and the language's categorical attention is undefined when several positions match"
-            )
+    for qv in occurs[q]:
+        accepted = frozenset(kv for kv in occurs[k] if comp.predicate[qv][kv])
+        out[qv] = accepted or None
     return out
 
 
 class _Builder:
     """Collects variables, heads and rules while the components are translated."""
 
-    def __init__(self, ex: Extracted, layers: int):
+    def __init__(self, ex: Extracted, layers: int, position_range: int | None):
         c = ex.width
         self.ex, self.c, self.occurs = ex, c, value_names(ex)
+        self.position_range = position_range
+        self.sets: dict[tuple[str, frozenset], int] = {}
         self.fracs = tuple(sorted(1 / (k + 1) for k in range(c)))
         self.variables = {
             "tokens": input_var(c),
@@ -135,11 +121,13 @@ class _Builder:
             "start": position_var(2, lambda i: int(i == 0)),
             "start_num": numeric_var(values=(0.0, 1.0), position_init_fn=lambda i: float(i == 0)),
             "one": var(2, default=1),
-            "phase": var(3 * layers + 1),
+            "hit": set_var(3, values=(frozenset({1}),), default=frozenset({1})),
+            "hit_or_start": set_var(3, values=(frozenset({1, 2}),), default=frozenset({1, 2})),
+            "phase": var(PHASES * layers + 1),
             "output": var(len(ex.classes)),
         }
         self.heads: dict = {}
-        self.rules = [Rule((), "phase", p, p + 1) for p in range(3 * layers)]
+        self.rules = [Rule((), "phase", p, p + 1) for p in range(PHASES * layers)]
 
     def rule(self, phase: int, reads: dict, name: str, new) -> None:
         old = self.variables[name].default
@@ -177,57 +165,91 @@ class _Builder:
         self.variables[f"{h}_query"] = set_var(c + 2, values=(frozenset(), *set(sets.values())))
         for reads, kv, vv in self.pairs(k, v):
             self.rule(
-                3 * layer, {"start": 0, **reads}, f"{h}_key", kv if comp.members[vv] else c + 1
+                PHASES * layer, {"start": 0, **reads}, f"{h}_key", kv if comp.members[vv] else c + 1
             )
         for qv, s in sets.items():
-            self.rule(3 * layer, {q: qv}, f"{h}_query", s)
+            self.rule(PHASES * layer, {q: qv}, f"{h}_query", s)
         self.heads[f"{h}_mean"] = qkv(
             f"{h}_query", f"{h}_key", "start_num", output=numeric_var(values=self.fracs)
         )
         for n in range(c):
-            self.rule(3 * layer + 1, {f"{h}_mean": 1 / (n + 1)}, h, n)
+            self.rule(PHASES * layer + 2, {f"{h}_mean": 1 / (n + 1)}, h, n)
 
-    def select(self, comp: Component, layer: int, position_keys: list) -> str:
-        q, k, v = (self.ex.names[r] for r in comp.reads)
-        h, c = comp.name, self.c
-        targets = _targets(comp, self.ex, self.occurs)
-        at_start = self.first(v)
-        values = list(self.occurs[comp.reads[2]])
-        if all(t is None for t in targets.values()):
-            for val in values:
-                self.rule(3 * layer + 1, {at_start: val}, h, val)
-            return "first"
-        if k == "positions":
-            position_keys.append(h)
-        self.variables[f"{h}_key"] = var(c + 1, default=c)
-        sel = {qv: frozenset() if t is None else frozenset({t}) for qv, t in targets.items()}
-        has = {qv: s | {c} for qv, s in sel.items()}
-        self.variables[f"{h}_query"] = set_var(c + 1, values=(frozenset(), *set(sel.values())))
-        self.variables[f"{h}_has"] = set_var(c + 1, values=(frozenset(), *set(has.values())))
-        for kv in self.occurs[comp.reads[1]]:
-            self.rule(3 * layer, {"start": 0, k: kv}, f"{h}_key", kv)
-        for qv in targets:
-            self.rule(3 * layer, {q: qv}, f"{h}_query", sel[qv])
-            self.rule(3 * layer, {q: qv}, f"{h}_has", has[qv])
-        self.heads[f"{h}_at"] = qkv(f"{h}_query", f"{h}_key", v)
-        self.heads[f"{h}_absent"] = qkv(
-            f"{h}_has", f"{h}_key", "start_num", output=numeric_var(values=(0.5, 1.0))
+    def leftmost(self, key: str, accepted: frozenset, layer: int) -> str:
+        """A variable that is 1 at the leftmost position j >= 1 whose ``key`` is in
+        ``accepted``, 0 at every other j >= 1 and S = 2 at position 0: written in the
+        *prefix* phase from a head counting earlier positions with such a key."""
+        name = f"leftmost_{self.sets.setdefault((key, accepted), len(self.sets))}"
+        if name in self.variables:
+            return name
+        hit = self.ex.names.index(key)
+        self.variables[f"{name}_hit"] = var(3, default=2)
+        self.variables[name] = var(3, default=2)
+        for kv in self.occurs[hit]:
+            self.rule(PHASES * layer, {"start": 0, key: kv}, f"{name}_hit", int(kv in accepted))
+        back = range(-(self.position_range - 1), 0)
+        self.heads[f"{name}_before"] = qkv(
+            "hit_or_start", f"{name}_hit", "start_num", back, numeric_var(values=(0.5, 1.0))
         )
-        for val in values:
-            self.rule(3 * layer + 1, {f"{h}_absent": 1.0, at_start: val}, h, val)
-            self.rule(3 * layer + 1, {f"{h}_absent": 0.5, f"{h}_at": val}, h, val)
-        return "unique"
+        self.rule(PHASES * layer + 1, {f"{name}_hit": 0}, name, 0)
+        for mean in (0.5, 1.0):
+            self.rule(
+                PHASES * layer + 1,
+                {f"{name}_hit": 1, f"{name}_before": mean},
+                name,
+                int(mean == 1.0),
+            )
+        return name
+
+    def select(self, comp: Component, layer: int) -> str:
+        q, k, v = (self.ex.names[r] for r in comp.reads)
+        h = comp.name
+        accepted = _accepted(comp, self.occurs)
+        value_at_start, key_at_start = self.first(v), self.first(k)
+        values = list(self.occurs[comp.reads[2]])
+        attend = PHASES * layer + 2
+        if all(keys is None for keys in accepted.values()):
+            for val in values:
+                self.rule(attend, {value_at_start: val}, h, val)
+            return "first"
+        if self.position_range is None:
+            raise NotExpressible(
+                f"{h} cannot be expressed in rasplab.lang without a maximum input length: "
+                "it copies the leftmost of several matching positions, which the export "
+                "finds with relative attention over earlier positions; give position_range"
+            )
+        zero = f"{h}_matches_start"  # 1 where position 0's key is accepted: it is the leftmost
+        self.variables[zero] = var(2)
+        for qv, keys in accepted.items():
+            if keys is None:
+                for val in values:
+                    self.rule(attend, {q: qv, value_at_start: val}, h, val)
+                continue
+            for kv in keys:
+                self.rule(PHASES * layer + 1, {q: qv, key_at_start: kv}, zero, 1)
+            first = self.leftmost(k, keys, layer)
+            found, absent = f"{h}_at_{first}", f"{h}_absent_{first}"
+            self.heads[found] = qkv("hit", first, v)
+            self.heads[absent] = qkv(
+                "hit_or_start", first, "start_num", output=numeric_var(values=(0.5, 1.0))
+            )
+            for val in values:
+                self.rule(attend, {q: qv, zero: 1, value_at_start: val}, h, val)
+                self.rule(attend, {q: qv, zero: 0, absent: 1.0, value_at_start: val}, h, val)
+                self.rule(attend, {q: qv, zero: 0, absent: 0.5, found: val}, h, val)
+        return "leftmost"
 
 
 def to_lang(ex: Extracted, position_range: int | None, name: str = "learned") -> LangExport:
     """The :mod:`rasplab.lang` program of an extracted model (only the components the
-    readout depends on), or :class:`NotExpressible` naming the first component that has no
-    exact counterpart. ``position_range`` bounds the inputs accepted; a categorical head
-    keyed by positions needs inputs of at most CAP + 1 tokens and lowers it to that."""
+    readout depends on), accepting inputs of at most ``position_range`` tokens (None: any
+    length). A categorical head that can copy the leftmost of several matches needs a
+    bound (its relative attention looks back at most ``position_range - 1`` positions);
+    without one it is :class:`NotExpressible`, named in the message."""
     keep = needed(ex)
     layers = 1 + max((_layer(comp) for comp in keep), default=-1)
-    b = _Builder(ex, layers)
-    mapped, position_keys = {}, []
+    b = _Builder(ex, layers, position_range)
+    mapped = {}
     for comp in keep:
         layer = _layer(comp)
         b.variables[comp.name] = var(ex.width)
@@ -235,12 +257,10 @@ def to_lang(ex: Extracted, position_range: int | None, name: str = "learned") ->
             b.count(comp, layer)
             mapped[comp.name] = "count"
         elif comp.kind == "select":
-            mapped[comp.name] = b.select(comp, layer, position_keys)
+            mapped[comp.name] = b.select(comp, layer)
         else:
-            b.lookup(comp, 3 * layer + 2, comp.name)
-    b.lookup(ex.readout, 3 * layers, "output")
-    if position_keys:
-        position_range = min(position_range or ex.width, ex.width)
+            b.lookup(comp, PHASES * layer + 3, comp.name)
+    b.lookup(ex.readout, PHASES * layers, "output")
     prog = program(
         b.variables,
         b.heads,
@@ -248,7 +268,7 @@ def to_lang(ex: Extracted, position_range: int | None, name: str = "learned") ->
         output="output",
         input_range=len(ex.vocab),
         position_range=position_range,
-        max_layers=3 * layers + 1,
+        max_layers=PHASES * layers + 1,
         name=name,
     )
     return LangExport(prog, mapped, position_range, ex.vocab, ex.classes)
@@ -325,14 +345,15 @@ def check_export(
 
 
 def export_checked(model, task, checks: dict[str, Sequence], strict: bool = False):
-    """Export ``model`` (one seed, trained on ``task``) and check it (:func:`check_export`):
-    ``(record, listing)``. For a model outside the exportable class, ``strict`` raises
+    """Export ``model`` (one seed, trained on ``task``) for inputs of up to twice the
+    training length in tokens and check it (:func:`check_export`): ``(record, listing)``. For a model outside the exportable class, ``strict`` raises
     :class:`NotExpressible`; otherwise the record says ``exported: False`` with the reason
     and there is no listing."""
     from rasplab.learned.decompile import extract, unscored_tokens
 
+    longest = 2 * task.max_tokens(task.max_length)
     try:
-        export = to_lang(extract(model), None, name=f"learned_{task.name}")
+        export = to_lang(extract(model), longest, name=f"learned_{task.name}")
     except NotExpressible as err:
         if strict:
             raise
