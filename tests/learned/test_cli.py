@@ -134,6 +134,7 @@ def test_sweep_runs_every_point_once_and_resumes(capsys, tmp_path):
     )
     row = json.loads(out)
     assert code == 0 and row["seeds"] == 2 and row["min_agreement"] == 1.0
+    assert row["lang_exported"] == 2
     stamp = (tmp_path / "runs" / "lr=0.05,seed=0" / "result.json").stat().st_mtime_ns
     code, out2, _ = cli(
         capsys, "learn", "--sweep", str(sweep), "--out", str(tmp_path / "runs"), "--json", "--quiet"

@@ -154,5 +154,6 @@ def _summary_line(row: dict) -> str:
         f"{s['task']} L{s['layers']} cat{s['cat_heads']} count{s['count_heads']} mlp{s['mlps']}: "
         f"best-by-val {row['best_val_test_accuracy']:.4f}, mean {row['mean_test_accuracy']:.4f}"
         f" ± {row['sd_test_accuracy']:.4f} over {row['seeds']} seeds, program "
-        f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}"
+        f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}, "
+        f"rasplab.lang export {row['lang_exported']}/{row['seeds']}"
     )

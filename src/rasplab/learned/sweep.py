@@ -133,7 +133,8 @@ def _setting_key(config: LearnConfig) -> str:
 def summarize(rows: list[dict]) -> list[dict]:
     """One row per setting: best-by-validation test accuracy, mean and sd over seeds, the
     program's accuracy of the best seed, the lowest agreement, the mean seconds and the CPU
-    seconds of the process that trained the setting's last seed (a seed batch shares one)."""
+    seconds of the process that trained the setting's last seed (a seed batch shares one),
+    and how many seeds were exported to rasplab.lang."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         groups.setdefault(json.dumps(row["setting"], sort_keys=True), []).append(row)
@@ -153,6 +154,7 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "mean_seconds": statistics.fmean(r["seconds"] for r in group),
                 "cpu_seconds": max((r.get("cpu_seconds", 0.0) for r in group), default=0.0),
                 "best_epoch": best["best_epoch"],
+                "lang_exported": sum(bool(r.get("lang", {}).get("exported")) for r in group),
             }
         )
     return out
