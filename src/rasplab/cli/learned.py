@@ -7,9 +7,9 @@
 * ``rasplab learn --verify DIR`` re-derives ``program.py`` from the saved weights, checks it
   is the file on disk, and re-runs every program == model check.
 * ``rasplab learn --lang DIR [--out FILE] [--json]`` exports a saved run to a
-  ``rasplab.lang`` program and checks it (interpreter == model, compiled == interpreter);
-  a model outside the exportable class exits 2 with the component that cannot be
-  expressed; ``--out`` writes the program's listing.
+  ``rasplab.lang`` program for inputs of up to twice the training length and checks it
+  (interpreter == model, compiled == interpreter; a disagreement exits 1); ``--out``
+  writes the program's listing.
 * ``rasplab learn --sweep CONFIG --out DIR [--plot PNG]`` runs a grid (resumable), prints
   one summary row per setting and, with ``--plot``, draws accuracy by length past training.
 

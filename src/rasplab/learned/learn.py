@@ -217,9 +217,8 @@ def verify_run(path: str | Path) -> dict[str, int]:
 
 
 def lang_run(path: str | Path) -> tuple[dict, str]:
-    """Export a saved run to rasplab.lang and check it on the checks of step 6 (raises
-    :class:`~rasplab.learned.to_lang.NotExpressible` for a model outside the exportable
-    class): ``(record, listing of the program)``."""
+    """Export a saved run to rasplab.lang (inputs of up to twice the training length) and
+    check it on the inputs of step 6: ``(record, listing of the program)``."""
     from rasplab.learned.rundir import load_run
 
     config, model, _, _ = load_run(path)
