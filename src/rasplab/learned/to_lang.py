@@ -346,9 +346,9 @@ def check_export(
 
 def export_checked(model, task, checks: dict[str, Sequence], strict: bool = False):
     """Export ``model`` (one seed, trained on ``task``) for inputs of up to twice the
-    training length in tokens and check it (:func:`check_export`): ``(record, listing)``. For a model outside the exportable class, ``strict`` raises
-    :class:`NotExpressible`; otherwise the record says ``exported: False`` with the reason
-    and there is no listing."""
+    training length in tokens and check it (:func:`check_export`): ``(record, listing)``.
+    Should :func:`to_lang` refuse, ``strict`` raises :class:`NotExpressible`; otherwise the
+    record says ``exported: False`` with the reason and there is no listing."""
     from rasplab.learned.decompile import extract, unscored_tokens
 
     longest = 2 * task.max_tokens(task.max_length)
