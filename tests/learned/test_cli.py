@@ -42,10 +42,12 @@ def test_learn_writes_program_weights_config_and_result(run_dir):
         "config.json",
         "model.safetensors",
         "program.py",
+        "program_lang.txt",
         "result.json",
     ]
     result = json.loads((run_dir / "result.json").read_text())
     assert result["agreement"] == 1.0
+    assert result["lang"]["exported"] and result["lang"]["heads"] in ({}, {"count_0_0": "count"})
     assert 0.0 <= result["test_accuracy"] <= 1.0 and 0.0 <= result["program_accuracy"] <= 1.0
     assert json.loads((run_dir / "config.json").read_text())["epochs"] == 3
 
@@ -71,6 +73,15 @@ def test_verify_rechecks_a_saved_run_and_catches_an_edited_program(capsys, run_d
     assert code == 1 and "is not the program of" in err
 
 
+def test_lang_exports_a_trained_run_and_writes_its_listing(capsys, run_dir, tmp_path):
+    listing = tmp_path / "program_lang.txt"
+    code, out, _ = cli(capsys, "learn", "--lang", str(run_dir), "--out", str(listing), "--json")
+    rec = json.loads(out)
+    assert code == 0 and rec["exported"] and rec["compiled_inputs_checked"] > 0
+    assert sum(rec["positions_checked"].values()) > 0
+    assert listing.read_text() == (run_dir / "program_lang.txt").read_text()
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -80,6 +91,7 @@ def test_verify_rechecks_a_saved_run_and_catches_an_edited_program(capsys, run_d
         (["learn", "rasp_hist", "task_options.q=1", "--out", "X"], "does not accept options"),
         (["learn", "rasp_hist"], "give --out DIR"),
         (["learn", "--verify", "NOPE"], "not a run directory"),
+        (["learn", "--lang", "NOPE"], "not a run directory"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(
@@ -122,6 +134,7 @@ def test_sweep_runs_every_point_once_and_resumes(capsys, tmp_path):
     )
     row = json.loads(out)
     assert code == 0 and row["seeds"] == 2 and row["min_agreement"] == 1.0
+    assert row["lang_exported"] == 2
     stamp = (tmp_path / "runs" / "lr=0.05,seed=0" / "result.json").stat().st_mtime_ns
     code, out2, _ = cli(
         capsys, "learn", "--sweep", str(sweep), "--out", str(tmp_path / "runs"), "--json", "--quiet"

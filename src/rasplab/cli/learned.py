@@ -6,6 +6,10 @@
   "program_accuracy", "agreement", "seconds", ...}``.
 * ``rasplab learn --verify DIR`` re-derives ``program.py`` from the saved weights, checks it
   is the file on disk, and re-runs every program == model check.
+* ``rasplab learn --lang DIR [--out FILE] [--json]`` exports a saved run to a
+  ``rasplab.lang`` program for inputs of up to twice the training length and checks it
+  (interpreter == model, compiled == interpreter; a disagreement exits 1); ``--out``
+  writes the program's listing.
 * ``rasplab learn --sweep CONFIG --out DIR [--plot PNG]`` runs a grid (resumable), prints
   one summary row per setting and, with ``--plot``, draws accuracy by length past training.
 
@@ -50,6 +54,31 @@ def _verify_run(path: str, as_json: bool) -> None:
     )
 
 
+def _lang_run(path: str, out: str | None, as_json: bool) -> None:
+    from rasplab.files import write_file
+    from rasplab.learned.learn import lang_run
+
+    record, listing = lang_run(path)
+    if out is not None:
+        write_file(out, listing.encode(), what="--out")
+    if as_json:
+        print(json.dumps({"run": path, **record}))
+    else:
+        heads = ", ".join(f"{h} ({kind})" for h, kind in record["heads"].items()) or "none"
+        print(
+            f"rasplab.lang export of {path}: {record['rules']} rules, {record['layers']} layers, "
+            f"heads {heads}; interpreter == model on "
+            f"{sum(record['positions_checked'].values())} positions, compiled == interpreter "
+            f"on {record['compiled_inputs_checked']} inputs"
+            + (
+                f" ({record['inputs_too_long']} inputs longer than {record['position_range']} "
+                "tokens left out: the program accepts no longer ones)"
+                if record["inputs_too_long"]
+                else ""
+            )
+        )
+
+
 _ARGS = typer.Argument(None, metavar="TASK [KEY=VALUE]...")
 
 
@@ -59,9 +88,14 @@ def register(app: typer.Typer) -> None:
     @app.command("learn")
     def learn_cmd(
         args: list[str] = _ARGS,
-        out: str = typer.Option(None, "--out", help="run directory (or sweep folder)"),
+        out: str = typer.Option(
+            None, "--out", help="run directory (sweep folder; with --lang: listing file)"
+        ),
         sweep: str = typer.Option(None, "--sweep", help="YAML grid of runs (resumable)"),
         verify_dir: str = typer.Option(None, "--verify", help="re-check a saved run directory"),
+        lang_dir: str = typer.Option(
+            None, "--lang", help="export a saved run to rasplab.lang and check it"
+        ),
         plot: str = typer.Option(None, "--plot", help="with --sweep: accuracy-by-length PNG"),
         as_json: bool = typer.Option(False, "--json", help="JSON on stdout"),
         quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
@@ -73,6 +107,8 @@ def register(app: typer.Typer) -> None:
         try:
             if verify_dir is not None:
                 return _verify_run(verify_dir, as_json)
+            if lang_dir is not None:
+                return _lang_run(lang_dir, out, as_json)
             if sweep is not None:
                 return _sweep(sweep, out, as_json, quiet, plot)
             from rasplab.learned import config_from_dict, learn
@@ -118,5 +154,6 @@ def _summary_line(row: dict) -> str:
         f"{s['task']} L{s['layers']} cat{s['cat_heads']} count{s['count_heads']} mlp{s['mlps']}: "
         f"best-by-val {row['best_val_test_accuracy']:.4f}, mean {row['mean_test_accuracy']:.4f}"
         f" ± {row['sd_test_accuracy']:.4f} over {row['seeds']} seeds, program "
-        f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}"
+        f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}, "
+        f"rasplab.lang export {row['lang_exported']}/{row['seeds']}"
     )

@@ -39,6 +39,7 @@ from rasplab.learned.config import LearnConfig
 from rasplab.learned.data import encode
 from rasplab.learned.decompile import decompile, load_program
 from rasplab.learned.model import DiscreteTransformer, Shape
+from rasplab.learned.to_lang import export_checked
 from rasplab.learned.train import accuracy, predict, sequence_accuracy, train
 from rasplab.learned.verify import all_inputs, program_accuracy, random_inputs, verify
 from rasplab.tasks import get_task, task_names
@@ -104,7 +105,7 @@ def learn_seeds(
     first = configs[0]
     if any(dataclasses.replace(c, seed=first.seed) != first for c in configs):
         raise RasplabError("a seed batch needs configs that differ only in seed")
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     task, model = build(first, seeds=tuple(c.seed for c in configs))
     splits = {
         name: task.dataset(name, n=n, seed=first.data_seed)
@@ -114,22 +115,26 @@ def learn_seeds(
     trained = train(model, batches["train"], batches["val"], first, log)
     runs = []
     for i, (config, out) in enumerate(zip(configs, outs)):
-        result, source, run_model = finish(config, task, trained, i, splits, batches)
+        result, source, run_model, listing = finish(config, task, trained, i, splits, batches)
         result["seconds"] = round(time.perf_counter() - start, 2)
+        result["cpu_seconds"] = round(time.process_time() - cpu_start, 2)
         if out is not None:
-            save_run(out, config, run_model, source, result)
+            save_run(out, config, run_model, source, result, listing)
         runs.append(LearnedRun(result, source, run_model, task))
     return runs
 
 
 def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: dict):
-    """Steps 4-8 for seed number ``i`` of a trained batch: (result, source, model)."""
+    """Steps 4-8 for seed number ``i`` of a trained batch: (result, source, model, the
+    listing of the rasplab.lang export or None)."""
     model = trained.models[i]
     test_pred = predict(model, batches["test"])[0]
     example = splits["test"][0].tokens if splits["test"] else None
     source = decompile(model, task, example)
     run = load_program(source)["run"]
-    checked = verify(run, model, equivalence_checks(config, task, splits["test"]))
+    checks = equivalence_checks(config, task, splits["test"])
+    checked = verify(run, model, checks)
+    lang, listing = export_checked(model, task, checks)
     result = {
         "task": config.task,
         "seed": config.seed,
@@ -145,10 +150,11 @@ def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: di
         "seeds_in_batch": len(trained.models),
         "program_lines": source.count("\n"),
         "example": list(example) if example is not None else None,
+        "lang": lang,
     }
     if config.test_beyond:
         result["by_length"] = by_length(config, task, model, run)
-    return result, source, model
+    return result, source, model, listing
 
 
 def equivalence_checks(config: LearnConfig, task, test: list) -> dict[str, list]:
@@ -208,3 +214,15 @@ def verify_run(path: str | Path) -> dict[str, int]:
         raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
     test = task.dataset("test", n=config.test_n, seed=config.data_seed)
     return verify(load_program(source)["run"], model, equivalence_checks(config, task, test))
+
+
+def lang_run(path: str | Path) -> tuple[dict, str]:
+    """Export a saved run to rasplab.lang (inputs of up to twice the training length) and
+    check it on the inputs of step 6: ``(record, listing of the program)``."""
+    from rasplab.learned.rundir import load_run
+
+    config, model, _, _ = load_run(path)
+    task, _ = build(config)
+    test = task.dataset("test", n=config.test_n, seed=config.data_seed)
+    checks = equivalence_checks(config, task, test)
+    return export_checked(model, task, checks, strict=True)

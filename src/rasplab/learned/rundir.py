@@ -1,5 +1,6 @@
 """A run directory: ``config.json`` (the resolved config), ``model.safetensors`` (the
-weights), ``program.py`` (the decompiled program) and ``result.json``. Written to a temporary
+weights), ``program.py`` (the decompiled program), ``result.json`` and, when the model exports to
+rasplab.lang, ``program_lang.txt`` (that program's listing). Written to a temporary
 sibling folder and renamed, so a failed run leaves nothing behind; read back with one clear
 error for anything missing or corrupt.
 """
@@ -31,9 +32,15 @@ def check_out(out: str | Path) -> None:
 
 
 def save_run(
-    out: str | Path, config: LearnConfig, model: DiscreteTransformer, source: str, result: dict
+    out: str | Path,
+    config: LearnConfig,
+    model: DiscreteTransformer,
+    source: str,
+    result: dict,
+    lang_listing: str | None = None,
 ) -> Path:
-    """Write the run directory ``out`` (replacing an earlier run there)."""
+    """Write the run directory ``out`` (replacing an earlier run there); with
+    ``lang_listing``, also ``program_lang.txt`` (the rasplab.lang export, listed)."""
     out = Path(out)
     check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -44,6 +51,8 @@ def save_run(
             {k: v.contiguous() for k, v in model.state_dict().items()}, tmp / "model.safetensors"
         )
         (tmp / "program.py").write_text(source)
+        if lang_listing is not None:
+            (tmp / "program_lang.txt").write_text(lang_listing)
         (tmp / "result.json").write_text(json.dumps(result, indent=2) + "\n")
         (tmp / "model.safetensors").chmod(0o666 & ~current_umask())
         if out.exists():

@@ -132,7 +132,9 @@ def _setting_key(config: LearnConfig) -> str:
 
 def summarize(rows: list[dict]) -> list[dict]:
     """One row per setting: best-by-validation test accuracy, mean and sd over seeds, the
-    program's accuracy of the best seed, the lowest agreement and the mean seconds."""
+    program's accuracy of the best seed, the lowest agreement, the mean seconds and the CPU
+    seconds of the process that trained the setting's last seed (a seed batch shares one),
+    and how many seeds were exported to rasplab.lang."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         groups.setdefault(json.dumps(row["setting"], sort_keys=True), []).append(row)
@@ -150,6 +152,9 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "sd_test_accuracy": statistics.stdev(tests) if len(tests) > 1 else 0.0,
                 "min_agreement": min(r["agreement"] for r in group),
                 "mean_seconds": statistics.fmean(r["seconds"] for r in group),
+                "cpu_seconds": max((r.get("cpu_seconds", 0.0) for r in group), default=0.0),
+                "best_epoch": best["best_epoch"],
+                "lang_exported": sum(bool(r.get("lang", {}).get("exported")) for r in group),
             }
         )
     return out
