@@ -17,7 +17,7 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-device CPU, class targets and no packing. :func:`train_group` refuses anything else.
+threads, device CPU, class targets and no packing. :func:`train_group` refuses anything else.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.evaluate import evaluate
-from rasplab.harness.setup import CHECKPOINT, FINAL
+from rasplab.harness.setup import CHECKPOINT, FINAL, run_threads
 from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss, token_layout
 from rasplab.harness.train import (
     RunResult,
@@ -41,6 +41,7 @@ from rasplab.harness.train import (
     lr_factor,
     run_test_sets,
     start_run,
+    use_threads,
 )
 from rasplab.seeding import generator
 
@@ -78,7 +79,7 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     positions = max_positions(task, [train_bin, *test_bins], run_splits(config, task, test_bins))
     offsets = config.model.pe == "ape" if cfg.random_offset is None else cfg.random_offset
     return (config.model, encoder.vocab_size, encoder.num_outputs, positions, cfg.batch_size,
-            bool(offsets))  # fmt: skip
+            bool(offsets), cfg.threads)  # fmt: skip
 
 
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
@@ -179,7 +180,9 @@ def train_group(
     """Train ``configs`` as one stacked group; results in the order of ``configs``.
 
     ``on_finish(i, result)`` is called as soon as run ``i`` has finished (the others may
-    still be training), e.g. to store its result at once.
+    still be training), e.g. to store its result at once. The group computes on its runs'
+    ``train.threads`` (one value: they share a :func:`group_key`), by default on every
+    available core (:func:`~rasplab.harness.setup.run_threads`).
     """
     if not configs:
         return []
@@ -203,6 +206,9 @@ def train_group(
         if m.state["done"]:  # finished before: its stored result, as train() gives it
             done(i, finish_result(m.config, m.setup, m.state, m.run_path))
     if active:
+        threads = use_threads(run_threads(configs[0].train))
+        for i in active:
+            members[i].state["threads"] = threads
         _loop([members[i] for i in active], done, active)
     return [results[i] for i in range(len(configs))]
 
@@ -210,7 +216,6 @@ def train_group(
 def _loop(members: list[_Member], done, index: list[int]) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
-    torch.set_num_threads(1)
     stack = StackedRuns([m.setup.model for m in members])
     for k, m in enumerate(members):
         stack.load_run(k, m.setup.model, m.optimizer)

@@ -313,6 +313,7 @@ class ResultsStore:
             "mse": result.mse,
             "stopped_early": result.stopped_early,
             "loss_reached_step": getattr(result, "loss_reached_step", None),
+            "threads": getattr(result, "threads", None),
         }
         if result.status not in FINISHED:
             raise ValueError(f"finish() takes a finished result, got status {result.status!r}")
