@@ -22,6 +22,7 @@ threads, device CPU, class targets and no packing. :func:`train_group` refuses a
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -127,6 +128,15 @@ class _Member:
         P = setup.positions if setup.offsets else None
         return setup.encoder.train_batch(rng, setup.train_bin, cfg.batch_size, P, 0)
 
+    def draw_key(self) -> tuple:
+        """What this step's batch depends on: runs of a group with equal keys (e.g. two
+        variants of one task and seed) draw the same batch, so it is drawn once."""
+        c, setup = self.config, self.setup
+        options = json.dumps(c.task_options, sort_keys=True, default=str)
+        P = setup.positions if setup.offsets else None
+        return (c.task, options, c.seed, self.state["step"], str(setup.train_bin),
+                c.train.batch_size, P)  # fmt: skip
+
     def _metrics(self) -> dict:
         """Metrics of the run's model (weights copied in) on its test sets, as train() has them."""
         ev, setup = self.config.eval, self.setup
@@ -221,12 +231,17 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
         stack.load_run(k, m.setup.model, m.optimizer)
     cfgs = [m.config.train for m in members]
     while members:
-        layout = token_layout(
-            [m.batch() for m in members], [m.setup.encoder.pad_id for m in members]
-        )
+        drawn: dict = {}  # one draw per distinct batch (see _Member.draw_key)
+        for m in members:
+            key = m.draw_key()
+            if key not in drawn:
+                drawn[key] = m.batch()
+        batches = [drawn[m.draw_key()] for m in members]
+        layout = token_layout(batches, [m.setup.encoder.pad_id for m in members])
         lr = per_run([c.lr * lr_factor(m.state["step"], c) for c, m in zip(cfgs, members)])
-        losses = stacked_loss(stack.forward(layout), layout)
-        total = losses + _penalties(stack, cfgs)
+        params = stack.params  # one view of the flat weights for the forward and the penalty
+        losses = stacked_loss(stack.forward(layout, params), layout)
+        total = losses + _penalties(params, stack.config, cfgs)
         stack.zero_grad()
         total.sum().backward()
         stack.clip(per_run([c.grad_clip for c in cfgs]))
@@ -237,8 +252,8 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
             per_run([c.beta2 for c in cfgs]),
         )
         keep = []
-        for k, (m, cfg) in enumerate(zip(members, cfgs)):
-            m.losses.append(float(total[k].detach()))
+        for k, (m, cfg, loss) in enumerate(zip(members, cfgs, total.tolist())):
+            m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
             stop = step >= cfg.steps
             if step % cfg.eval_every == 0 or stop:
@@ -260,12 +275,13 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
             cfgs = [cfgs[k] for k in keep]
 
 
-def _penalties(stack: StackedRuns, cfgs: list) -> torch.Tensor | float:
-    """Seed 003's regularizer per run, [R] (0.0 when no run uses it)."""
+def _penalties(params: dict, config, cfgs: list) -> torch.Tensor | float:
+    """Seed 003's regularizer per run, [R] (0.0 when no run uses it); ``params`` are
+    :attr:`StackedRuns.params`."""
     from rasplab.harness.regularizer import penalties
 
     pe = per_run([c.pe_penalty for c in cfgs])
     wp = per_run([c.weight_penalty for c in cfgs])
     if not (bool(pe.any()) or bool(wp.any())):
         return 0.0
-    return penalties(stack.params, stack.config, pe, wp)
+    return penalties(params, config, pe, wp)
