@@ -30,6 +30,10 @@ DECODER_CASES = (
         {"pe": "rope", "attention": "fox", "swan": True, "layers": 3, "swan_window": 2},
         {"pe": "ape", "universal": True, "layers": 3},
         {"pe": "rope", "mlp": "swiglu"},
+        {"pe": "ape", "attn_scale": "mup"},
+        {"pe": "nope", "attention": "fox", "attn_scale": "mup"},
+        {"pe": "rope", "attention": "path", "attn_scale": "mup"},
+        {"pe": "alibi", "attention": "stick_breaking", "attn_scale": "mup"},
     ]
 )
 

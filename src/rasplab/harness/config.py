@@ -249,6 +249,7 @@ _LATER_KEYS = {
     ("train", "param_groups"): "single",
     ("train", "stop_loss"): 0.0,
     ("model", "init"): "gpt2",
+    ("model", "attn_scale"): "sqrt",
 }
 #: execution settings that never enter the hash: the same experiment on more or fewer threads
 _UNHASHED_KEYS = (("train", "threads"),)

@@ -55,6 +55,7 @@ def stackable(config: ModelConfig) -> bool:
         and config.mlp == "gelu"
         and config.pe in ("ape", "nope")
         and config.dropout == 0
+        and config.attn_scale == "sqrt"
         and not (config.canon or config.swan or config.universal)
     )
 

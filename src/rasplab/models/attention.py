@@ -33,14 +33,21 @@ if TYPE_CHECKING:
 
 
 class AttentionKind(nn.Module):
-    """Softmax attention (the base kind): ``softmax(q k^T / sqrt(Dh) + bias) v``."""
+    """Softmax attention (the base kind): ``softmax(q k^T / sqrt(Dh) + bias) v``.
+
+    Every kind multiplies its logits by ``self.scale``: 1/sqrt(Dh), or 1/Dh with
+    ``model.attn_scale=mup``.
+    """
 
     bidirectional = True  # has an encoder (non-causal) form
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.heads, self.head_dim = config.heads, config.head_dim
-        self.scale = 1.0 / math.sqrt(config.head_dim)
+        # 1/sqrt(Dh), or μP's 1/Dh (Yang et al. 2022) under ``model.attn_scale=mup``
+        self.scale = 1.0 / (
+            config.head_dim if config.attn_scale == "mup" else math.sqrt(config.head_dim)
+        )
 
     def forward(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
         """Outputs [B, H, T, Dh] of the fast path, or of the naive one under ``ctx.reference``."""
@@ -52,8 +59,8 @@ class AttentionKind(nn.Module):
         """``scaled_dot_product_attention``: ``is_causal`` when the mask is plain."""
         mask = ctx.additive()
         if mask is None:
-            return F.scaled_dot_product_attention(q, k, v, is_causal=ctx.causal)
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=ctx.causal, scale=self.scale)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.scale)
 
     def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
         """Row-by-row softmax attention."""
@@ -93,7 +100,9 @@ class ForgettingAttention(AttentionKind):
         c = log_f.cumsum(-1)  # [B, H, T]
         if not ctx.causal:
             decay = -(c[..., :, None] - c[..., None, :]).abs()
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=decay + ctx.additive_full())
+            return F.scaled_dot_product_attention(
+                q, k, v, attn_mask=decay + ctx.additive_full(), scale=self.scale
+            )
         ones = q.new_ones(q.shape[:-1] + (1,))
         q_aug = torch.cat([q, ones], dim=-1)  # [B, H, T, Dh + 1]
         k_aug = torch.cat([k, (-c / self.scale)[..., None]], dim=-1)

@@ -20,6 +20,7 @@ from rasplab.errors import RasplabError, unknown_name
 
 MLP_KINDS = ("gelu", "swiglu")
 INITS = ("gpt2", "mup")
+ATTN_SCALES = ("sqrt", "mup")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class ModelConfig:
     swan_window: int = 64
     entmax_alpha: float = 1.5
     init: str = "gpt2"  # gpt2 | mup (transformer.py)
+    attn_scale: str = "sqrt"  # logits q.k times 1/sqrt(Dh) (sqrt) or μP's 1/Dh (mup)
 
     def __post_init__(self) -> None:
         from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
@@ -61,6 +63,8 @@ class ModelConfig:
             raise unknown_name("model.mlp", self.mlp, MLP_KINDS)
         if self.init not in INITS:
             raise unknown_name("model.init", self.init, INITS)
+        if self.attn_scale not in ATTN_SCALES:
+            raise unknown_name("model.attn_scale", self.attn_scale, ATTN_SCALES)
         if self.width % self.heads:
             raise RasplabError(
                 f"model.heads ({self.heads}) must divide model.width ({self.width}); "

@@ -90,7 +90,7 @@ class PathAttention(AttentionKind):
         wk = (beta[..., :, None] * torch.matmul(w, k.transpose(-1, -2))).tril_(-1)  # [s, j], s > j
         correction = torch.matmul(c_t.transpose(-1, -2), wk)  # [i, j]: q_i^T (I - H..H) k_j
         mask = ctx.additive_full() - correction * self.scale
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.scale)
 
     def reference(self, x, q, k, v, ctx: AttentionContext) -> torch.Tensor:
         """w and beta from the paper's formulas, then explicit Householder products for

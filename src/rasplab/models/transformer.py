@@ -168,8 +168,9 @@ def mup_init(model: TransformerModel, generator: torch.Generator | None) -> None
 
     Embeddings and learned position tables N(0, 1) (input weights: fan-in 1 per one-hot
     row); hidden matrices N(0, 1/fan_in); the read-out N(0, 1/fan_in^2); zero biases,
-    LayerNorm ones/zeros. The attention keeps its 1/sqrt(Dh) logit scale (μP's 1/Dh is
-    not applied). Pair it with ``train.param_groups=mup`` for μP's learning rates.
+    LayerNorm ones/zeros. μP's 1/Dh attention logit scale is its own setting,
+    ``model.attn_scale=mup``; pair both with ``train.param_groups=mup`` for μP's learning
+    rates.
     """
     with torch.no_grad():
         for module in model.modules():
