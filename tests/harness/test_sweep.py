@@ -175,16 +175,22 @@ def _results(db) -> list:
 def ray_cluster():
     """One local Ray cluster of 2 CPUs for the Ray tests of this module (the ``ray`` extra;
     CI installs it and sets ``RASPLAB_REQUIRE_RAY=1``, so there these tests cannot skip)."""
-    if os.environ.get("RASPLAB_REQUIRE_RAY") == "1":
+    required = os.environ.get("RASPLAB_REQUIRE_RAY") == "1"
+    if required:
         import ray
     else:
         ray = pytest.importorskip("ray")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}},
-    )
+    try:
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}},
+        )
+    except Exception as err:  # e.g. "node timed out during startup" on an overloaded machine
+        if required:
+            raise
+        pytest.skip(f"a local Ray cluster did not start: {str(err).splitlines()[0]}")
     yield ray
     ray.shutdown()
 
