@@ -159,3 +159,22 @@ def test_cli_batch_runs_below_one_is_one_line_and_exit_2(tiny, tmp_path, capsys,
     assert exit_info.value.code == 2
     assert len(err.splitlines()) == 1 and "--batch-runs must be at least 1" in err
     assert not db.exists()
+
+
+def test_runs_of_one_task_and_seed_share_each_draw_and_still_equal_separate_runs(tiny, monkeypatch):
+    # two learning rates of one task and seed draw the same batches: drawn once per step
+    configs = _configs(tiny, [("toy_majority", 0, 0.01, "ape", 6), ("toy_majority", 0, 0.003, "ape", 6),
+                              ("toy_copy", 0, 0.01, "ape", 6)])  # fmt: skip
+    draws = []
+    real = _Member.batch
+
+    def counted(self):
+        draws.append((self.config.task, self.state["step"]))
+        return real(self)
+
+    monkeypatch.setattr(_Member, "batch", counted)
+    grouped = train_group(configs)
+    assert sorted(draws) == sorted([(t, s) for t in ("toy_majority", "toy_copy") for s in range(6)])
+    monkeypatch.setattr(_Member, "batch", real)
+    for config, result in zip(configs, grouped):
+        _same(result, train(config))

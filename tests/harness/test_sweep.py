@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import sqlite3
 import sys
 
@@ -151,10 +152,7 @@ def test_worker_processes_give_the_same_results_as_one_process(tmp_path):
     inline = run_sweep(REAL, tmp_path / "a.sqlite", workers=1, progress=False)
     pooled = run_sweep(REAL, tmp_path / "b.sqlite", workers=2, progress=False)
     assert inline.executed == pooled.executed == 2
-    with ResultsStore(tmp_path / "a.sqlite") as a, ResultsStore(tmp_path / "b.sqlite") as b:
-        assert [(r.run_id, r.metrics, r.curves) for r in a.runs()] == [
-            (r.run_id, r.metrics, r.curves) for r in b.runs()
-        ]
+    assert _results(tmp_path / "a.sqlite") == _results(tmp_path / "b.sqlite")
 
 
 def test_ray_backend_without_ray_says_how_to_install(tmp_path, monkeypatch):
@@ -164,13 +162,55 @@ def test_ray_backend_without_ray_says_how_to_install(tmp_path, monkeypatch):
     assert not (tmp_path / "r.sqlite").exists()
 
 
-@pytest.mark.slow  # starting a local Ray cluster takes 10-40 s on a shared 2-core machine
-def test_ray_backend_gives_the_same_results(tmp_path):
-    pytest.importorskip("ray")
+def _results(db) -> list:
+    """Each stored run's id, metrics (without the thread count) and curves."""
+    with ResultsStore(db) as store:
+        return [
+            (r.run_id, {k: v for k, v in r.metrics.items() if k != "threads"}, r.curves)
+            for r in store.runs()
+        ]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One local Ray cluster of 2 CPUs for the Ray tests of this module (the ``ray`` extra;
+    CI installs it and sets ``RASPLAB_REQUIRE_RAY=1``, so there these tests cannot skip)."""
+    required = os.environ.get("RASPLAB_REQUIRE_RAY") == "1"
+    if required:
+        import ray
+    else:
+        ray = pytest.importorskip("ray")
+    try:
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}},
+        )
+    except Exception as err:  # e.g. "node timed out during startup" on an overloaded machine
+        if required:
+            raise
+        pytest.skip(f"a local Ray cluster did not start: {str(err).splitlines()[0]}")
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_backend_gives_the_same_results(ray_cluster, tmp_path):
     local = run_sweep(REAL, tmp_path / "a.sqlite", workers=1, progress=False)
     remote = run_sweep(REAL, tmp_path / "b.sqlite", backend="ray", workers=2, progress=False)
-    assert local.executed == remote.executed == 2
-    with ResultsStore(tmp_path / "a.sqlite") as a, ResultsStore(tmp_path / "b.sqlite") as b:
-        assert [(r.run_id, r.metrics, r.curves) for r in a.runs()] == [
-            (r.run_id, r.metrics, r.curves) for r in b.runs()
-        ]
+    assert local.executed == remote.executed == 2 and remote.failed == 0
+    assert _results(tmp_path / "a.sqlite") == _results(tmp_path / "b.sqlite")
+
+
+def test_ray_refuses_runs_asking_for_more_threads_than_it_has(ray_cluster, tmp_path):
+    with pytest.raises(RasplabError, match="the Ray cluster has 2 CPUs"):
+        run_sweep(REAL, tmp_path / "c.sqlite", backend="ray", threads_per_run=3, progress=False)
+
+
+def test_ray_backend_trains_run_groups_as_the_local_one_does(ray_cluster, tmp_path):
+    sweep = {**REAL, "grid": {"variant": ["ape", "nope"], "seed": [0, 1]}}
+    options = dict(progress=False, batch_runs=2)
+    local = run_sweep(sweep, tmp_path / "a.sqlite", workers=1, **options)
+    remote = run_sweep(sweep, tmp_path / "b.sqlite", backend="ray", workers=2, **options)
+    assert local.executed == remote.executed == 4 and remote.failed == 0
+    assert _results(tmp_path / "a.sqlite") == _results(tmp_path / "b.sqlite")

@@ -125,6 +125,12 @@ def register(app: typer.Typer) -> None:
         batch_runs: int = typer.Option(
             1, "--batch-runs", help="train up to K compatible runs as one stacked group"
         ),
+        threads_per_run: int = typer.Option(
+            None,
+            "--threads-per-run",
+            metavar="N",
+            help="CPU threads of each run (default: train.threads, else CPUs / workers)",
+        ),
     ) -> None:
         """Run a grid of runs (resumable: finished runs are never repeated), then report."""
         from rasplab.harness import run_sweep
@@ -139,6 +145,7 @@ def register(app: typer.Typer) -> None:
             progress=progress,
             only=parse_only(only),
             batch_runs=batch_runs,
+            threads_per_run=threads_per_run,
         )
         report = build_report(
             db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid_ids(config)

@@ -63,6 +63,10 @@ class TrainConfig:
     (μP for Adam; seed 004 Appendix B). ``stop_loss > 0`` stops the run at the first step
     whose training-batch loss is below it (online training "until the training loss crosses
     below 1e-5"; ``steps`` is the cap); the result records that step as ``loss_reached_step``.
+    ``threads`` (default None) is how many CPU threads the run's torch computations use; None
+    means the available cores divided among the runs training at once (at least 1; see
+    :func:`~rasplab.harness.setup.run_threads`). It is an execution setting, not part of the
+    experiment: it is left out of the run id, and the result records the count used.
 
     >>> TrainConfig(batch_size=128, pack_tokens=4096).pack_tokens
     4096
@@ -93,9 +97,15 @@ class TrainConfig:
     weight_penalty: float = 0.0
     param_groups: str = "single"
     stop_loss: float = 0.0
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         _coerce_fields(self, "train")
+        if self.threads is not None and self.threads < 1:
+            raise RasplabError(
+                f"train.threads must be at least 1 (or left out for the default); "
+                f"got {self.threads!r}"
+            )
         for name in ("steps", "batch_size", "lr", "eval_every"):
             _check_positive("train", name, getattr(self, name))
         for name in (
@@ -267,6 +277,8 @@ _LATER_KEYS = {
     ("model", "init"): "gpt2",
     ("model", "attn_scale"): "sqrt",
 }
+#: execution settings that never enter the hash: the same experiment on more or fewer threads
+_UNHASHED_KEYS = (("train", "threads"),)
 
 
 def _hashed(data: dict) -> dict:
@@ -274,9 +286,11 @@ def _hashed(data: dict) -> dict:
 
     >>> _hashed({"train": {"steps": 5, "pack_tokens": 0}, "eval": {"splits": None}})
     {'train': {'steps': 5}, 'eval': {}}
-    >>> _hashed({"train": {"pack_tokens": 512}})
+    >>> _hashed({"train": {"pack_tokens": 512, "threads": 4}})
     {'train': {'pack_tokens': 512}}
     """
+    for section, key in _UNHASHED_KEYS:
+        data.get(section, {}).pop(key, None)
     for (section, key), unset in _LATER_KEYS.items():
         values = data.get(section, {})
         if key in values and type(values[key]) is type(unset) and values[key] == unset:

@@ -17,11 +17,12 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-device CPU, class targets and no packing. :func:`train_group` refuses anything else.
+threads, device CPU, class targets and no packing. :func:`train_group` refuses anything else.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +33,7 @@ from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.evaluate import evaluate
-from rasplab.harness.setup import CHECKPOINT, FINAL
+from rasplab.harness.setup import CHECKPOINT, FINAL, run_threads
 from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss, token_layout
 from rasplab.harness.train import (
     RunResult,
@@ -41,6 +42,7 @@ from rasplab.harness.train import (
     lr_factor,
     run_test_sets,
     start_run,
+    use_threads,
 )
 from rasplab.seeding import generator
 
@@ -78,7 +80,7 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     positions = max_positions(task, [train_bin, *test_bins], run_splits(config, task, test_bins))
     offsets = config.model.pe == "ape" if cfg.random_offset is None else cfg.random_offset
     return (config.model, encoder.vocab_size, encoder.num_outputs, positions, cfg.batch_size,
-            bool(offsets))  # fmt: skip
+            bool(offsets), cfg.threads)  # fmt: skip
 
 
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
@@ -125,6 +127,15 @@ class _Member:
         rng = generator(self.config.seed, "harness", "train", self.state["step"])
         P = setup.positions if setup.offsets else None
         return setup.encoder.train_batch(rng, setup.train_bin, cfg.batch_size, P, 0)
+
+    def draw_key(self) -> tuple:
+        """What this step's batch depends on: runs of a group with equal keys (e.g. two
+        variants of one task and seed) draw the same batch, so it is drawn once."""
+        c, setup = self.config, self.setup
+        options = json.dumps(c.task_options, sort_keys=True, default=str)
+        P = setup.positions if setup.offsets else None
+        return (c.task, options, c.seed, self.state["step"], str(setup.train_bin),
+                c.train.batch_size, P)  # fmt: skip
 
     def _metrics(self) -> dict:
         """Metrics of the run's model (weights copied in) on its test sets, as train() has them."""
@@ -179,7 +190,9 @@ def train_group(
     """Train ``configs`` as one stacked group; results in the order of ``configs``.
 
     ``on_finish(i, result)`` is called as soon as run ``i`` has finished (the others may
-    still be training), e.g. to store its result at once.
+    still be training), e.g. to store its result at once. The group computes on its runs'
+    ``train.threads`` (one value: they share a :func:`group_key`), by default on every
+    available core (:func:`~rasplab.harness.setup.run_threads`).
     """
     if not configs:
         return []
@@ -203,6 +216,9 @@ def train_group(
         if m.state["done"]:  # finished before: its stored result, as train() gives it
             done(i, finish_result(m.config, m.setup, m.state, m.run_path))
     if active:
+        threads = use_threads(run_threads(configs[0].train))
+        for i in active:
+            members[i].state["threads"] = threads
         _loop([members[i] for i in active], done, active)
     return [results[i] for i in range(len(configs))]
 
@@ -210,18 +226,22 @@ def train_group(
 def _loop(members: list[_Member], done, index: list[int]) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
-    torch.set_num_threads(1)
     stack = StackedRuns([m.setup.model for m in members])
     for k, m in enumerate(members):
         stack.load_run(k, m.setup.model, m.optimizer)
     cfgs = [m.config.train for m in members]
     while members:
-        layout = token_layout(
-            [m.batch() for m in members], [m.setup.encoder.pad_id for m in members]
-        )
+        drawn: dict = {}  # one draw per distinct batch (see _Member.draw_key)
+        for m in members:
+            key = m.draw_key()
+            if key not in drawn:
+                drawn[key] = m.batch()
+        batches = [drawn[m.draw_key()] for m in members]
+        layout = token_layout(batches, [m.setup.encoder.pad_id for m in members])
         lr = per_run([c.lr * lr_factor(m.state["step"], c) for c, m in zip(cfgs, members)])
-        losses = stacked_loss(stack.forward(layout), layout)
-        total = losses + _penalties(stack, cfgs)
+        params = stack.params  # one view of the flat weights for the forward and the penalty
+        losses = stacked_loss(stack.forward(layout, params), layout)
+        total = losses + _penalties(params, stack.config, cfgs)
         stack.zero_grad()
         total.sum().backward()
         stack.clip(per_run([c.grad_clip for c in cfgs]))
@@ -232,8 +252,8 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
             per_run([c.beta2 for c in cfgs]),
         )
         keep = []
-        for k, (m, cfg) in enumerate(zip(members, cfgs)):
-            m.losses.append(float(total[k].detach()))
+        for k, (m, cfg, loss) in enumerate(zip(members, cfgs, total.tolist())):
+            m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
             stop = step >= cfg.steps
             if step % cfg.eval_every == 0 or stop:
@@ -255,12 +275,13 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
             cfgs = [cfgs[k] for k in keep]
 
 
-def _penalties(stack: StackedRuns, cfgs: list) -> torch.Tensor | float:
-    """Seed 003's regularizer per run, [R] (0.0 when no run uses it)."""
+def _penalties(params: dict, config, cfgs: list) -> torch.Tensor | float:
+    """Seed 003's regularizer per run, [R] (0.0 when no run uses it); ``params`` are
+    :attr:`StackedRuns.params`."""
     from rasplab.harness.regularizer import penalties
 
     pe = per_run([c.pe_penalty for c in cfgs])
     wp = per_run([c.weight_penalty for c in cfgs])
     if not (bool(pe.any()) or bool(wp.any())):
         return 0.0
-    return penalties(stack.params, stack.config, pe, wp)
+    return penalties(params, config, pe, wp)

@@ -18,6 +18,7 @@ With packed training batches (``train.pack_tokens``, :func:`check_packing`) ``P`
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import torch
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
-from rasplab.harness.config import ExperimentConfig
+from rasplab.harness.config import ExperimentConfig, TrainConfig
 from rasplab.harness.encoding import Encoder
 
 CHECKPOINT = "checkpoint.safetensors"
@@ -162,6 +163,25 @@ def resolve_device(name: str) -> torch.device:
             f"train.device={name!r} but no CUDA device is available; use cpu or auto"
         )
     return torch.device(name)
+
+
+def available_cpus() -> int:
+    """CPU cores this process may use: its affinity set, capped by ``OMP_NUM_THREADS`` when
+    that is set to a positive integer (a user's or a CI's explicit limit)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cap = os.environ.get("OMP_NUM_THREADS", "")
+    cpus = cpus or 1
+    return min(cpus, int(cap)) if cap.isdigit() and int(cap) > 0 else cpus
+
+
+def run_threads(cfg: TrainConfig) -> int:
+    """Threads of a run: ``train.threads`` when set, else every :func:`available_cpus` (a
+    sweep sets ``train.threads`` to the cores divided among its workers).
+
+    >>> run_threads(TrainConfig(threads=3))
+    3
+    """
+    return cfg.threads if cfg.threads is not None else available_cpus()
 
 
 def check_encodable(config: ExperimentConfig, encoder: Encoder) -> None:

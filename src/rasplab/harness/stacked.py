@@ -61,7 +61,13 @@ def stackable(config: ModelConfig) -> bool:
 
 
 class StackedRuns:
-    """The parameters and AdamW state of K same-shaped models, stacked along a run axis."""
+    """The parameters and AdamW state of K same-shaped models, stacked along a run axis.
+
+    All parameters of run k live in one row of a flat ``[R, N]`` buffer (and so do its two
+    AdamW moments), so that clipping and the optimizer step are a handful of operations on
+    three ``[R, N]`` tensors whatever the number of parameter tensors; :attr:`params` views
+    that buffer as ``name → [R, ...]``.
+    """
 
     def __init__(self, models: list[torch.nn.Module]) -> None:
         if not models:
@@ -71,72 +77,84 @@ class StackedRuns:
             if not stackable(m.config) or m.config != first.config:
                 raise ValueError("stacked models must share one stackable model config")
         self.config: ModelConfig = first.config
-        names = [n for n, _ in first.named_parameters()]
         shapes = {n: p.shape for n, p in first.named_parameters()}
         for m in models[1:]:
             if {n: p.shape for n, p in m.named_parameters()} != shapes:
                 raise ValueError("stacked models must have the same parameter shapes")
-        self.names = names
-        self.params = {
-            n: torch.stack([dict(m.named_parameters())[n].detach() for m in models])
-            .clone()
-            .requires_grad_(True)
-            for n in names
-        }
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in self.params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in self.params.items()}
+        self.names = list(shapes)
+        self.shapes = shapes
+        self.sizes = [shapes[n].numel() for n in self.names]
+        # weight decay on matrices only (2-D+ in a run), as the separate trainer's groups
+        self.decays = torch.cat(
+            [torch.full((k,), float(len(shapes[n]) >= 2)) for n, k in zip(self.names, self.sizes)]
+        )
+        self.flat = torch.zeros(len(models), sum(self.sizes)).requires_grad_(True)  # [R, N]
+        self.exp_avg = torch.zeros_like(self.flat)
+        self.exp_avg_sq = torch.zeros_like(self.flat)
         self.steps = torch.zeros(len(models), dtype=torch.float64)  # AdamW step per run
+        for k, m in enumerate(models):
+            self.load_run(k, m)
 
     def __len__(self) -> int:
         return int(self.steps.shape[0])
+
+    @property
+    def params(self) -> dict[str, torch.Tensor]:
+        """Each parameter of every run, ``name → [R, ...]``: views of the flat buffer (one
+        split, so that their gradients land in ``flat.grad`` with one concatenation)."""
+        return self._views(self.flat)
+
+    def _views(self, flat: torch.Tensor) -> dict[str, torch.Tensor]:
+        """``flat`` [R, N] (or one row [N]) viewed per parameter name."""
+        lead = flat.shape[:-1]
+        pieces = flat.split(self.sizes, dim=-1)
+        return {n: x.view(*lead, *self.shapes[n]) for n, x in zip(self.names, pieces)}
 
     # --- moving runs in and out ---------------------------------------------------------
 
     def load_run(self, k: int, model: torch.nn.Module, optimizer=None) -> None:
         """Copy run k's weights (and AdamW state, if ``optimizer`` has any) from its model."""
         with torch.no_grad():
-            by_param = {}
+            weights = self._views(self.flat[k])
+            moments = self._views(self.exp_avg[k]), self._views(self.exp_avg_sq[k])
             for n, p in model.named_parameters():
-                self.params[n][k].copy_(p.detach())
-                by_param[n] = p
-            if optimizer is None:
-                return
-            for n, p in by_param.items():
-                st = optimizer.state.get(p)
+                weights[n].copy_(p.detach())
+                st = optimizer.state.get(p) if optimizer is not None else None
                 if st:
-                    self.exp_avg[n][k].copy_(st["exp_avg"])
-                    self.exp_avg_sq[n][k].copy_(st["exp_avg_sq"])
+                    moments[0][n].copy_(st["exp_avg"])
+                    moments[1][n].copy_(st["exp_avg_sq"])
                     self.steps[k] = float(st["step"])
 
     def store_run(self, k: int, model: torch.nn.Module, optimizer=None) -> None:
         """Copy run k's weights (and AdamW state into ``optimizer``) back into its own model,
         so that its checkpoint is the one a separate run would write."""
         with torch.no_grad():
+            weights = self._views(self.flat[k])
+            moments = self._views(self.exp_avg[k]), self._views(self.exp_avg_sq[k])
             for n, p in model.named_parameters():
-                p.copy_(self.params[n][k])
+                p.copy_(weights[n])
                 if optimizer is not None and self.steps[k] > 0:
                     optimizer.state[p] = {
                         "step": torch.tensor(float(self.steps[k])),
-                        "exp_avg": self.exp_avg[n][k].clone(),
-                        "exp_avg_sq": self.exp_avg_sq[n][k].clone(),
+                        "exp_avg": moments[0][n].clone(),
+                        "exp_avg_sq": moments[1][n].clone(),
                     }
 
     def keep(self, rows: list[int]) -> None:
         """Keep only the runs at ``rows`` (in that order), e.g. after some finished."""
         index = torch.tensor(rows, dtype=torch.long)
         with torch.no_grad():
-            self.params = {
-                n: p[index].detach().clone().requires_grad_(True) for n, p in self.params.items()
-            }
-            self.exp_avg = {n: v[index].clone() for n, v in self.exp_avg.items()}
-            self.exp_avg_sq = {n: v[index].clone() for n, v in self.exp_avg_sq.items()}
-            self.steps = self.steps[index].clone()
+            self.flat = self.flat[index].detach().requires_grad_(True)
+            self.exp_avg = self.exp_avg[index]
+            self.exp_avg_sq = self.exp_avg_sq[index]
+            self.steps = self.steps[index]
 
     # --- forward ------------------------------------------------------------------------
 
-    def forward(self, layout: TokenLayout) -> torch.Tensor:
-        """Outputs [R, N, C] at the tokens of ``layout`` (see :class:`TokenLayout`)."""
-        p, cfg = self.params, self.config
+    def forward(self, layout: TokenLayout, params: dict | None = None) -> torch.Tensor:
+        """Outputs [R, N, C] at the tokens of ``layout`` (see :class:`TokenLayout`);
+        ``params``: :attr:`params` when the caller uses them too (e.g. for a penalty)."""
+        p, cfg = params if params is not None else self.params, self.config
         R = layout.ids.shape[0]
         runs = torch.arange(R)[:, None]
         x = p["embed.weight"][runs, layout.ids]  # [R, N, D]
@@ -144,61 +162,24 @@ class StackedRuns:
             table = p["pe.table.weight"]  # [R, P, D]
             x = x + table[runs, layout.positions.clamp_max(table.shape[1] - 1)]
         for i in range(cfg.layers):
-            x = self._block(x, layout, f"blocks.{i}.")
-        x = self._norm(x, "ln_f.")
+            x = _block(p, x, layout, f"blocks.{i}.", cfg.heads)
+        x = _norm(p, x, "ln_f.")
         return torch.bmm(x, p["head.weight"].transpose(1, 2))
-
-    def _norm(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
-        """LayerNorm with each run's gain and bias: [R, N, D] -> [R, N, D]."""
-        w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, D]
-        return torch.addcmul(b[:, None, :], F.layer_norm(x, x.shape[-1:]), w[:, None, :])
-
-    def _linear(self, x: torch.Tensor, prefix: str) -> torch.Tensor:
-        """Each run's affine map: x [R, N, in] -> [R, N, out] (one batched product)."""
-        w, b = self.params[prefix + "weight"], self.params[prefix + "bias"]  # [R, out, in]
-        return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
-
-    def _block(self, x: torch.Tensor, layout: TokenLayout, prefix: str) -> torch.Tensor:
-        """One pre-LN block of every run: x [R, N, D] -> [R, N, D].
-
-        Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
-        chunk one causal attention call over all runs; everything else is position-wise.
-        """
-        R, N, D = x.shape
-        H = self.config.heads
-        qkv = self._linear(self._norm(x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
-        parts = []
-        sizes = [rows * T for _, rows, T in layout.chunks]
-        # split, not slices: the backward of a slice fills a zero tensor of the whole width
-        for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
-            chunk = piece.reshape(R * rows, T, 3, H, D // H)
-            q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
-            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
-        a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
-        x = x + self._linear(a, prefix + "attn.out.")
-        h = self._norm(x, prefix + "ln2.")
-        return x + self._linear(F.gelu(self._linear(h, prefix + "mlp.up.")), prefix + "mlp.down.")
 
     # --- optimisation -------------------------------------------------------------------
 
     def zero_grad(self) -> None:
         """Drop the gradients of every stacked parameter."""
-        for p in self.params.values():
-            p.grad = None
+        self.flat.grad = None
 
     def clip(self, max_norm: torch.Tensor) -> None:
         """Scale each run's gradients to global norm at most ``max_norm`` [R] (0: no clip)."""
-        sq = sum(
-            p.grad.pow(2).reshape(len(self), -1).sum(1)
-            for p in self.params.values()
-            if p.grad is not None
-        )
-        coef = (max_norm / (sq.sqrt() + 1e-6)).clamp(max=1.0)
-        coef = torch.where(max_norm > 0, coef, torch.ones_like(coef))
-        for p in self.params.values():
-            if p.grad is not None:
-                p.grad.mul_(coef.view(-1, *([1] * (p.dim() - 1))))
+        g = self.flat.grad
+        if g is None:
+            return
+        max_norm = max_norm.to(g.dtype)
+        coef = (max_norm / (torch.linalg.vector_norm(g, dim=1) + 1e-6)).clamp(max=1.0)
+        g.mul_(torch.where(max_norm > 0, coef, torch.ones_like(coef))[:, None])
 
     def step(
         self,
@@ -213,28 +194,57 @@ class StackedRuns:
         Weight decay applies to matrices only (a run's 2-D+ parameters), as in the separate
         trainer's parameter groups; the update is ``torch.optim.AdamW``'s, elementwise.
         """
+        g = self.flat.grad
+        if g is None:
+            return
         self.steps += 1
         bc1 = 1 - beta1.double() ** self.steps
         bc2 = 1 - beta2.double() ** self.steps
+
+        def col(t: torch.Tensor) -> torch.Tensor:  # [R] -> [R, 1] in the weights' dtype
+            return t.to(g.dtype)[:, None]
+
         with torch.no_grad():
-            for n, p in self.params.items():
-                g = p.grad
-                if g is None:
-                    continue
-                view = _run_view(p)
-                if p.dim() >= 3:  # a matrix of each run
-                    p.mul_(1 - view(lr * weight_decay))
-                m, v = self.exp_avg[n], self.exp_avg_sq[n]
-                m.lerp_(g, view(1 - beta1))
-                v.mul_(view(beta2)).add_(g * g * view(1 - beta2))
-                denom = (v.sqrt() / view(bc2.sqrt())).add_(eps)
-                p.sub_(m / denom * view(lr / bc1))
+            p, m, v = self.flat, self.exp_avg, self.exp_avg_sq
+            p.mul_(1 - col(lr * weight_decay) * self.decays)
+            m.lerp_(g, col(1 - beta1))
+            v.mul_(col(beta2)).add_(g * g * col(1 - beta2))
+            denom = (v.sqrt() / col(bc2.sqrt())).add_(eps)
+            p.sub_(m.div(denom).mul_(col(lr / bc1)))
 
 
-def _run_view(p: torch.Tensor):
-    """A function viewing a [R] tensor as [R, 1, ...] in ``p``'s dtype, to scale ``p``."""
-    shape = (-1, *([1] * (p.dim() - 1)))
-    return lambda t: t.to(p.dtype).view(shape)
+def _norm(p: dict, x: torch.Tensor, prefix: str) -> torch.Tensor:
+    """LayerNorm with each run's gain and bias: [R, N, D] -> [R, N, D]."""
+    w, b = p[prefix + "weight"], p[prefix + "bias"]  # [R, D]
+    return torch.addcmul(b[:, None, :], F.layer_norm(x, x.shape[-1:]), w[:, None, :])
+
+
+def _linear(p: dict, x: torch.Tensor, prefix: str) -> torch.Tensor:
+    """Each run's affine map: x [R, N, in] -> [R, N, out] (one batched product)."""
+    w, b = p[prefix + "weight"], p[prefix + "bias"]  # [R, out, in]
+    return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
+
+
+def _block(p: dict, x: torch.Tensor, layout: TokenLayout, prefix: str, H: int) -> torch.Tensor:
+    """One pre-LN block of every run (``H`` heads): x [R, N, D] -> [R, N, D].
+
+    Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
+    chunk one causal attention call over all runs; everything else is position-wise.
+    """
+    R, N, D = x.shape
+    qkv = _linear(p, _norm(p, x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
+    parts = []
+    sizes = [rows * T for _, rows, T in layout.chunks]
+    # split, not slices: the backward of a slice fills a zero tensor of the whole width
+    for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
+        chunk = piece.reshape(R * rows, T, 3, H, D // H)
+        q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
+    a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+    x = x + _linear(p, a, prefix + "attn.out.")
+    h = _norm(p, x, prefix + "ln2.")
+    return x + _linear(p, F.gelu(_linear(p, h, prefix + "mlp.up.")), prefix + "mlp.down.")
 
 
 @dataclass
@@ -278,7 +288,13 @@ def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> Toke
         chunks.append((start, rows, T))
         start += rows * T
     fields = {"ids": [], "positions": [], "targets": [], "scored": []}
+    done: dict = {}  # a batch shared by several runs (same draw, same pad id) is laid out once
     for b, order, pad in zip(batches, orders, pad_ids):
+        if (id(b), pad) in done:
+            for k in fields:
+                fields[k].append(fields[k][done[id(b), pad]])
+            continue
+        done[id(b), pad] = len(fields["ids"])
         offsets = b.offsets[order] if b.offsets is not None else torch.zeros(B, dtype=torch.long)
         parts = {k: [] for k in fields}
         for (_, rows, T), lo in zip(chunks, range(0, B, chunk_rows)):

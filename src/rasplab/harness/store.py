@@ -319,6 +319,7 @@ class ResultsStore:
             "mse": result.mse,
             "stopped_early": result.stopped_early,
             "loss_reached_step": getattr(result, "loss_reached_step", None),
+            "threads": getattr(result, "threads", None),
         }
         if getattr(result, "slices", None):
             metrics["slices"] = result.slices

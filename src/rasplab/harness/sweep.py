@@ -3,8 +3,10 @@
 :func:`run_sweep` validates every run before anything is written, registers the runs in the
 results store, then executes those not yet ``done`` with a backend: ``local`` (worker processes,
 or in-process with one worker) or ``ray`` (a Ray cluster, ``address``). With ``batch_runs``
-K > 1 (local backend) compatible runs train K at a time as one stacked group in one process
-(:func:`~rasplab.harness.group.train_group`), each with its own result and run folder. Only this process writes
+K > 1 compatible runs train K at a time as one stacked group in one process (a worker or a
+Ray task; :func:`~rasplab.harness.group.train_group`), each with its own result and run
+folder. Every run computes on ``train.threads`` CPU threads: by default the available cores
+divided among the local workers, one per Ray task. Only this process writes
 to the store; a result is written in one transaction when its run finishes. Killed at any
 moment (even ``kill -9``) and restarted, a sweep re-runs only the runs without a stored result,
 and those resume from their last checkpoint in the run folder. Each run is claimed in the store
@@ -25,6 +27,7 @@ from rasplab.errors import RasplabError, unknown_name
 from rasplab.harness.claims import POLL, ClaimQueue, Heartbeat, owner_id
 from rasplab.harness.config import ExperimentConfig, experiment_from_dict
 from rasplab.harness.progress import start_progress
+from rasplab.harness.setup import available_cpus
 from rasplab.harness.store import FINISHED, ResultsStore
 from rasplab.harness.sweepconfig import SweepConfig, load_sweep, sweep_from_dict
 
@@ -97,13 +100,10 @@ def _execute(config_data: dict, run_dir: str) -> dict:
 
 
 def _init_worker(parent: int) -> None:
-    """Worker-process set-up: one thread, and exit when the sweep process dies (kill -9)."""
+    """Worker-process set-up: exit when the sweep process dies (kill -9). Each run sets
+    its own thread count (``train.threads``)."""
     import threading
     import time
-
-    import torch
-
-    torch.set_num_threads(1)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -115,8 +115,21 @@ def _init_worker(parent: int) -> None:
 
 def default_workers(n_runs: int) -> int:
     """Worker processes by default: one per available CPU, at most one per run."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(n_runs, cpus or 1))
+    return max(1, min(n_runs, available_cpus()))
+
+
+def with_threads(config: ExperimentConfig, threads: int | None, default: int) -> ExperimentConfig:
+    """``config`` with ``train.threads`` set: ``threads`` when given (``--threads-per-run``),
+    else the config's own value, else ``default``. The run id stays (threads are not hashed).
+
+    >>> c = with_threads(experiment_from_dict({"task": "tomita1"}), None, default=2)
+    >>> c.train.threads, c.hash() == experiment_from_dict({"task": "tomita1"}).hash()
+    (2, True)
+    """
+    from dataclasses import replace
+
+    threads = threads or config.train.threads or default
+    return replace(config, train=replace(config.train, threads=threads))
 
 
 def run_sweep(
@@ -128,10 +141,13 @@ def run_sweep(
     progress: bool = True,
     only: dict | None = None,
     batch_runs: int = 1,
+    threads_per_run: int | None = None,
 ) -> SweepSummary:
     """Run every not-yet-finished run of a sweep and store the results in ``db``;
     ``only`` maps grid keys to the subset of their values to run (e.g. two tasks);
-    ``batch_runs`` caps how many compatible runs train together as one stacked group."""
+    ``batch_runs`` caps how many compatible runs train together as one stacked group;
+    ``threads_per_run`` sets every run's ``train.threads`` (default: the run's own setting,
+    else the available cores divided among the workers; one per Ray task)."""
     if isinstance(config, (str, Path)):
         config = load_sweep(config)
     elif isinstance(config, dict):
@@ -144,13 +160,19 @@ def run_sweep(
         raise RasplabError(f"--workers must be at least 1; got {workers}")
     if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
         raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
-    if batch_runs > 1 and backend != "local":
-        raise RasplabError("--batch-runs above 1 needs the local backend")
+    if threads_per_run is not None and (
+        isinstance(threads_per_run, bool)
+        or not isinstance(threads_per_run, int)
+        or threads_per_run < 1
+    ):
+        raise RasplabError(f"--threads-per-run must be at least 1; got {threads_per_run}")
     if config.select:
         from rasplab.harness.select import run_selection
 
         options = dict(workers=workers, backend=backend, address=address, progress=progress)
-        return run_selection(config, db, **options, batch_runs=batch_runs)
+        return run_selection(
+            config, db, **options, batch_runs=batch_runs, threads_per_run=threads_per_run
+        )
     ray = _import_ray() if backend == "ray" else None
     if progress:  # a large grid takes seconds to prepare: say at once how large it is
         print(
@@ -197,8 +219,11 @@ def run_sweep(
             job_list = [job if len(job) > 1 else job[0] for job in planned]  # one run: alone
         else:
             job_list = [(e, str(root / e.hash())) for e in todo]
-        jobs = ClaimQueue(store, job_list, owner_id())
         n = workers or default_workers(len(job_list))
+        # the cores divided among the local workers; a Ray task takes one CPU unless told more
+        default = 1 if ray is not None else max(1, available_cpus() // n)
+        job_list = [_job_threads(job, threads_per_run, default) for job in job_list]
+        jobs = ClaimQueue(store, job_list, owner_id())
         try:
             with Heartbeat(db, jobs.owner):
                 _run_backend(ray, address, jobs, n, workers, store, summary, bar)
@@ -211,6 +236,12 @@ def run_sweep(
     return summary
 
 
+def _job_threads(job, threads: int | None, default: int):
+    """A job (one ``(config, run folder)`` or a group: a list of them) with its threads set
+    (:func:`with_threads`)."""
+    if isinstance(job, list):
+        return [_job_threads(one, threads, default) for one in job]
+    return (with_threads(job[0], threads, default), job[1])
 class _PrepBar:
     """A rich progress bar on stderr while a sweep prepares: grid points expanded into
     configs, then runs registered in the store."""
@@ -303,43 +334,61 @@ def _run_group_inline(group: list, store, summary, bar) -> None:
                 _record(store, summary, bar, exp, error=_describe(err))
 
 
+def _drive(jobs, limit: int, submit, ready, result, store, summary, bar) -> None:
+    """Keep at most ``limit`` jobs running on an executor until all are stored.
+
+    ``submit(job)`` starts a job (one ``(config, run folder)`` or a group: a list of them)
+    and returns a handle; ``ready(handles, timeout)`` returns the finished handles;
+    ``result(handle)`` returns the job's result data (a list for a group) or raises.
+    """
+    pending = jobs
+    running: dict = {}
+    while pending or running:
+        while pending and len(running) < limit:
+            job = pending.take()
+            if job is None:
+                break
+            running[submit(job)] = job
+        if not running:
+            pending.wait()
+            continue
+        timeout = POLL if pending else None  # look again at runs held elsewhere
+        for handle in ready(list(running), timeout):
+            job = running.pop(handle)
+            group = job if isinstance(job, list) else [job]
+            try:
+                data = result(handle)
+            except Exception as err:
+                for exp, _ in group:
+                    _record(store, summary, bar, exp, error=_describe(err))
+                continue
+            for (exp, _), one in zip(group, data if isinstance(job, list) else [data]):
+                _record(store, summary, bar, exp, data=one)
+
+
+def _arguments(job) -> tuple:
+    """The worker entry point of a job and its arguments (plain data)."""
+    if isinstance(job, list):
+        return _execute_group, ([e.to_dict() for e, _ in job], [d for _, d in job])
+    return _execute, (job[0].to_dict(), job[1])
+
+
 def _run_pool(jobs, workers: int, store, summary, bar) -> None:
     """Run jobs in ``workers`` spawned processes, at most ``workers`` marked running at once."""
     context = multiprocessing.get_context("spawn")
-    pending = jobs
     with cf.ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
     ) as pool:
-        running: dict = {}
+
+        def submit(job):
+            entry, args = _arguments(job)
+            return pool.submit(entry, *args)
+
+        def ready(futures, timeout):
+            return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)[0]
+
         try:
-            while pending or running:
-                while pending and len(running) < workers:
-                    job = pending.take()
-                    if job is None:
-                        break
-                    if isinstance(job, list):
-                        datas = [e.to_dict() for e, _ in job]
-                        future = pool.submit(_execute_group, datas, [d for _, d in job])
-                    else:
-                        future = pool.submit(_execute, job[0].to_dict(), job[1])
-                    running[future] = job
-                if not running:
-                    pending.wait()
-                    continue
-                timeout = POLL if pending else None  # look again at runs held elsewhere
-                done, _ = cf.wait(running, timeout=timeout, return_when=cf.FIRST_COMPLETED)
-                for future in done:
-                    job = running.pop(future)
-                    group = job if isinstance(job, list) else [job]
-                    try:
-                        data = future.result()
-                    except Exception as err:
-                        for exp, _ in group:
-                            _record(store, summary, bar, exp, error=_describe(err))
-                        continue
-                    datas = data if isinstance(job, list) else [data]
-                    for (exp, _), one in zip(group, datas):
-                        _record(store, summary, bar, exp, data=one)
+            _drive(jobs, workers, submit, ready, cf.Future.result, store, summary, bar)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -357,7 +406,8 @@ def _import_ray():
 
 
 def _run_ray(ray, address, jobs, workers, store, summary, bar) -> None:
-    """Run jobs as Ray tasks (one CPU each) on the cluster at ``address`` (or a local one)."""
+    """Run jobs as Ray tasks on the cluster at ``address`` (or a local one), each asking for
+    as many CPUs as its runs' ``train.threads``; a group of runs is one task."""
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(
@@ -367,30 +417,24 @@ def _run_ray(ray, address, jobs, workers, store, summary, bar) -> None:
             runtime_env={"env_vars": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}},
         )
     try:
-        remote = ray.remote(num_cpus=1)(_execute)
-        limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending = jobs
-        running: dict = {}
-        while pending or running:
-            while pending and len(running) < limit:
-                job = pending.take()
-                if job is None:
-                    break
-                exp, run_dir = job
-                running[remote.remote(exp.to_dict(), run_dir)] = exp
-            if not running:
-                pending.wait()
-                continue
-            timeout = POLL if pending else None
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=timeout)
-            for ref in ready:
-                exp = running.pop(ref)
-                try:
-                    data = ray.get(ref)
-                except Exception as err:
-                    _record(store, summary, bar, exp, error=_describe(err))
-                    continue
-                _record(store, summary, bar, exp, data=data)
+        remotes = {f: ray.remote(f) for f in (_execute, _execute_group)}
+        total = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        limit = workers or total
+
+        def submit(job):
+            entry, args = _arguments(job)
+            cpus = (job[0] if isinstance(job, list) else job)[0].train.threads
+            if cpus > total:  # Ray would wait for such a task forever
+                raise RasplabError(
+                    f"a run asks for {cpus} threads but the Ray cluster has {total} CPUs; "
+                    "lower --threads-per-run (or train.threads)"
+                )
+            return remotes[entry].options(num_cpus=cpus).remote(*args)
+
+        def ready(refs, timeout):
+            return ray.wait(refs, num_returns=1, timeout=timeout)[0]
+
+        _drive(jobs, limit, submit, ready, ray.get, store, summary, bar)
     finally:
         if started_here:
             ray.shutdown()

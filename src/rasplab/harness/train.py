@@ -39,6 +39,7 @@ from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of t
     max_positions,
     prepare_run,
     run_bins,
+    run_threads,
 )
 from rasplab.harness.store import finite_json
 from rasplab.models.pretrained import write_config_json
@@ -68,6 +69,7 @@ class RunResult:
     code_version: str = ""
     loss_reached_step: int | None = None
     slices: dict | None = None  # test set -> slice -> value -> [right, count] (eval.slices)
+    threads: int | None = None  # CPU threads the run trained with (its last session's)
 
     def to_json(self, curves: bool = False) -> dict:
         """Plain data for ``--json`` (curves and config left out unless ``curves``)."""
@@ -148,12 +150,22 @@ def train(
     resume: bool = True,
     progress: bool = False,
 ) -> RunResult:
-    """Train and evaluate one run; with ``run_dir``, checkpoint there and resume from it."""
-    torch.set_num_threads(1)
+    """Train and evaluate one run; with ``run_dir``, checkpoint there and resume from it.
+
+    The run computes on ``train.threads`` CPU threads, by default on every available core
+    (:func:`~rasplab.harness.setup.run_threads`; a sweep divides the cores among its workers).
+    """
     setup, optimizer, state, run_path = start_run(config, run_dir, resume)
     if not state["done"]:
+        state["threads"] = use_threads(run_threads(config.train))
         state = _loop(config, setup, optimizer, state, run_path, progress)
     return finish_result(config, setup, state, run_path)
+
+
+def use_threads(n: int) -> int:
+    """Set torch's CPU threads to ``n``; return the count torch reports it now uses."""
+    torch.set_num_threads(n)
+    return torch.get_num_threads()
 
 
 def start_run(config: ExperimentConfig, run_dir: str | Path | None, resume: bool = True):
@@ -207,6 +219,7 @@ def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path |
         code_version=code_version(),
         loss_reached_step=state.get("loss_reached_step"),
         slices=metrics.get("slices"),
+        threads=state.get("threads"),
     )
     if run_path is not None:
         atomic_write_text(

@@ -1,26 +1,28 @@
-"""Benchmark: runs per CPU-hour, stacked run groups vs one run at a time; prints one JSON object.
+"""Benchmark: runs per CPU-hour of a sweep, stacked run groups vs one run per process; one JSON.
 
-    python benchmarks/bench_batched.py [--tasks tomita4,d2,aa_star] [--seeds 5] [--steps 250]
-                                       [--batch-runs 15] [--config configs/fig1_cpu_scale.yaml]
+    python benchmarks/bench_sweep.py [--tasks tomita4,d2,aa_star] [--seeds 5] [--steps 250]
+                                     [--batch-runs 15] [--workers 2]
+                                     [--config configs/fig1_cpu_scale.yaml]
 
 Both sides run the same slice of a sweep config's grid (the tasks given, the config's
 variants, seeds 0..N-1, at most ``--steps`` steps each, early stopping as configured) through
-:func:`rasplab.harness.run_sweep` with one worker, in this process, one thread, into two
-fresh results databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into
-groups of up to K), ``separate`` one run after another. "Separate" in one process is the
-kinder baseline: a sweep with one process per run also pays each process's start-up and
-imports. CPU time is this process's (``time.process_time``). The JSON also reports how
-far the two sides' accuracies differ (they train the same runs, so only float rounding
-separates them).
+:func:`rasplab.harness.run_sweep` with ``--workers`` worker processes (default 2; 1 runs in
+this process) and one thread per run (``threads_per_run=1``), into two fresh results
+databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into groups of up to K,
+a group per worker task), ``separate`` as a sweep runs them without ``--batch-runs``: one run
+at a time in each worker process. CPU time counts this process and its worker processes
+(``time.process_time`` plus the reaped children's ``getrusage`` time), so the workers'
+start-up and imports count on both sides. The JSON also reports how far the two sides'
+accuracies differ (they train the same runs, so only float rounding separates them).
 
 Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
 "cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., ...}``.
 
-``--fixed`` instead times a fixed amount of work per model size, without early stopping:
-``--batch-runs`` seeds of tomita4 with APE (200 steps of batch 32, one evaluation at the
-end) trained as one group, against 2 of them trained one after another; it prints the CPU
-seconds per run of each side and their ratio for widths 16 (1 layer, 1 head), 32 and 64
-(2 layers, 2 heads).
+``--fixed`` instead times a fixed amount of work per model size, without early stopping, in
+this process: ``--batch-runs`` seeds of tomita4 with APE (200 steps of batch 32, one
+evaluation at the end) trained as one group, against 2 of them trained one after another; it
+prints the CPU seconds per run of each side and their ratio for widths 16 (1 layer, 1 head),
+32 and 64 (2 layers, 2 heads).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -47,7 +50,7 @@ def sweep_slice(config: str, tasks: list[str], seeds: int, steps: int) -> dict:
     """The sweep config cut to ``tasks`` x its variants x seeds, at most ``steps`` steps."""
     sweep = load_sweep(config)
     data = {
-        "name": "bench_batched",
+        "name": "bench_sweep",
         "base": sweep.base,
         "grid": {"task": tasks, "variant": sweep.grid["variant"], "seed": list(range(seeds))},
         "variants": sweep.variants,
@@ -60,13 +63,21 @@ def sweep_slice(config: str, tasks: list[str], seeds: int, steps: int) -> dict:
     return data
 
 
-def timed(sweep: dict, db: Path, batch_runs: int) -> float:
-    """CPU seconds of one sweep into ``db``."""
-    start = time.process_time()
-    summary = run_sweep(sweep, db, workers=1, progress=False, batch_runs=batch_runs)
+def cpu_seconds() -> float:
+    """CPU time of this process plus its finished (reaped) child processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def timed(sweep: dict, db: Path, batch_runs: int, workers: int) -> float:
+    """CPU seconds of one sweep into ``db`` (its worker processes included)."""
+    start = cpu_seconds()
+    summary = run_sweep(
+        sweep, db, workers=workers, progress=False, batch_runs=batch_runs, threads_per_run=1
+    )
     if summary.failed:
         raise SystemExit(f"{summary.failed} runs failed in the {batch_runs=} sweep")
-    return time.process_time() - start
+    return cpu_seconds() - start
 
 
 def fixed_work(batch_runs: int, steps: int = 200) -> dict:
@@ -89,6 +100,7 @@ def fixed_work(batch_runs: int, steps: int = 200) -> dict:
                         "lr": 3e-3,
                         "eval_every": steps,
                         "early_stop": False,
+                        "threads": 1,
                     },
                     "eval": {"size": 200, "batch_size": 200},
                 }
@@ -116,6 +128,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=250)
     parser.add_argument("--batch-runs", type=int, default=15)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes per side")
     parser.add_argument("--fixed", action="store_true", help="fixed work per model size")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -124,11 +137,11 @@ def main() -> None:
         print(json.dumps(result | {"load_average": os.getloadavg()[0]}))
         return
     sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
-    with tempfile.TemporaryDirectory(prefix="bench_batched_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
         cpu = {
-            "batched": timed(sweep, dbs["batched"], args.batch_runs),
-            "separate": timed(sweep, dbs["separate"], 1),
+            "batched": timed(sweep, dbs["batched"], args.batch_runs, args.workers),
+            "separate": timed(sweep, dbs["separate"], 1, args.workers),
         }
         with ResultsStore(dbs["batched"]) as a, ResultsStore(dbs["separate"]) as b:
             runs = a.runs()
@@ -146,6 +159,7 @@ def main() -> None:
                 "cpu_seconds": {k: round(v, 1) for k, v in cpu.items()},
                 "runs": len(runs),
                 "batch_runs": args.batch_runs,
+                "workers": args.workers,
                 "tasks": args.tasks.split(","),
                 "seeds": args.seeds,
                 "max_steps": args.steps,
