@@ -53,10 +53,12 @@ from rasplab.programs.scan_parse import (
     PARTS,
     PLAIN,
     RELS,
+    ROLES,
     SLOT,
     SYMBOLS,
     TOKENS,
     token_class,
+    token_role,
 )
 from rasplab.tasks.scan import ACTION_TOKENS, WORDS, all_commands, interpret
 
@@ -208,6 +210,7 @@ def build_scan(slots: int = SLOTS) -> Program:
     variables = {
         "tok": input_var(TOKENS),
         "sym": input_var(SYMBOLS, token_class),
+        "role": input_var(ROLES, token_role),
         "rel": input_var(RELS, lambda t: 0 if t == EOS else FREE),
         "is_la": position_var(2, lambda p: int(p == 0)),
         "frontier": input_var(2, lambda t: int(t == EOS)),
@@ -229,7 +232,7 @@ def build_scan(slots: int = SLOTS) -> Program:
         "k1": var(RELS, default=1),
     }
     heads = {
-        "la": qkv("one", "is_la", "sym"),
+        "la": qkv("one", "is_la", "role"),
         "la_left": v_relative("is_la", -1),
         "s0": qkv("k0", "rel", "sym"),
         "s1": qkv("k1", "rel", "sym"),
