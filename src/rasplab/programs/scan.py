@@ -211,6 +211,7 @@ def build_scan(slots: int = SLOTS) -> Program:
         "tok": input_var(TOKENS),
         "sym": input_var(SYMBOLS, token_class),
         "role": input_var(ROLES, token_role),
+        "is_end": input_var(2, lambda t: int(t == EOS)),
         "rel": input_var(RELS, lambda t: 0 if t == EOS else FREE),
         "is_la": position_var(2, lambda p: int(p == 0)),
         "frontier": input_var(2, lambda t: int(t == EOS)),
@@ -233,6 +234,7 @@ def build_scan(slots: int = SLOTS) -> Program:
     }
     heads = {
         "la": qkv("one", "is_la", "role"),
+        "la_end": qkv("one", "is_la", "is_end"),
         "la_left": v_relative("is_la", -1),
         "s0": qkv("k0", "rel", "sym"),
         "s1": qkv("k1", "rel", "sym"),

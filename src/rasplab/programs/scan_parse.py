@@ -44,10 +44,11 @@ from rasplab.tasks.scan import WORDS
 NONE, X, D, M, R, K, END, S, J = range(9)
 """Stack symbols (``sym``): word classes, ``<eos>`` (also the stack bottom), nonterminals."""
 SYMBOLS = 9
-OPENS, CONTINUES, CLOSES, FINAL = 1, 2, 3, 4
-"""Roles of a lookahead word (``role``, read by the ``la`` head; 0 for slots): it opens a
-phrase (X), continues one (D, M), closes one (R, K), or is ``<eos>``."""
-ROLES = 5
+OPENS, CONTINUES, CLOSES = 1, 2, 3
+"""Roles of the lookahead (``role``, read by the ``la`` head; 0 for slots): it opens a phrase
+(X), continues one (D, M) or closes one (R, K and ``<eos>``). Whether it is ``<eos>`` (no shift,
+the parse ends) is read apart, by the ``la_end`` head."""
+ROLES = 4
 FREE, DEAD = 6, 5
 """``rel`` of positions off the stack; stack entries have ``rel`` 0..4."""
 RELS = 7
@@ -77,7 +78,7 @@ _REDUCES = {  # (s0, s1 or None) -> (rule, span length, left-hand side), lookahe
     (D, M): ("S_XMD", 3, S),
     (R, None): ("S_SR", 2, S),
 }
-_ROLE = {X: OPENS, D: CONTINUES, M: CONTINUES, R: CLOSES, K: CLOSES, END: FINAL}
+_ROLE = {X: OPENS, D: CONTINUES, M: CONTINUES, R: CLOSES, K: CLOSES, END: CLOSES}
 
 
 def token_class(token: int) -> int:
@@ -88,7 +89,7 @@ def token_class(token: int) -> int:
 
 
 def token_role(token: int) -> int:
-    """The role of a token id as the lookahead (OPENS, CONTINUES, CLOSES, FINAL; 0 for slots)."""
+    """The role of a token id as the lookahead (OPENS, CONTINUES, CLOSES; 0 for slots)."""
     return _ROLE.get(token_class(token), 0)
 
 
@@ -102,7 +103,7 @@ def _action(x) -> tuple[str, int, int] | None:
     if la == OPENS:
         s0 = x["s0"]
         return ("J_SK", 2, J) if s0 == K else ("shift", 0, NONE) if s0 == END else None
-    if la not in (CLOSES, FINAL):
+    if la != CLOSES:
         return None
     s0 = x["s0"]
     return _REDUCES.get((s0, x["s1"]) if s0 == D else (s0, None))
@@ -117,7 +118,7 @@ def parse_rel(x):
     if act is None:
         return
     _, span, _ = act
-    shift = int(x["la"] != FINAL)
+    shift = 1 - x["la_end"]
     r = x["rel"]
     if r == FREE:
         if shift and x["is_la"] == 1:
@@ -187,7 +188,7 @@ def parse_shape(x):
 
 def parse_lookahead(x):
     """Every shift moves the lookahead marker one position right."""
-    if x["phase"] != PARSE or x["la"] not in (OPENS, CONTINUES, CLOSES):
+    if x["phase"] != PARSE or x["la_end"] == 1:
         return
     if x["is_la"] == 1:
         x["is_la"] = 0
@@ -206,7 +207,7 @@ def parse_order(x):
 def parse_finish(x):
     """On ``<eos>`` the last reduce leaves ``[S]`` or ``[J, S]``: start decoding at the clause
     whose actions come first (``J`` at depth 1 for ``and``, the top ``S`` otherwise)."""
-    if x["phase"] == PARSE and x["la"] == FINAL:
+    if x["phase"] == PARSE and x["la_end"] == 1:
         x["phase"] = DECODE
         order = x["order"]
         if order:
