@@ -1,4 +1,4 @@
-"""The minimal SCAN program recombines parts seen in training (the factored decoder)."""
+"""The minimal SCAN program recombines parts seen in training (the factored parser and decoder)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,13 @@ TRAIN = [
     "turn around left and look",
     "walk thrice and jump",
 ]
+NO_LONE_PRIMITIVE = [  # every clause has a direction or a repetition (MCD1's training set too)
+    "jump twice",
+    "walk left thrice",
+    "look opposite right and run twice",
+    "turn around left after jump right",
+    "run twice and turn left",
+]
 
 
 def test_new_combinations_of_seen_parts_are_decoded():
@@ -25,9 +32,22 @@ def test_new_combinations_of_seen_parts_are_decoded():
     assert (evaluation.correct, evaluation.failed) == (len(novel), 0)
 
 
-def test_a_parser_step_never_seen_is_not_invented():
-    # "x d" is only ever reduced before a conjunction in TRAIN (to a clause S); before
-    # "twice" the parser reduces it to a phrase V first, a rule that never fired
+def test_a_phrase_is_reduced_by_the_same_rule_before_twice_and_before_and():
+    # "x d" is reduced before a conjunction in TRAIN, never before "twice": same rule
     result = minimize_on(SCAN, TRAIN)
-    assert evaluate_on(SCAN, result.program, ["look right twice"]).correct == 0
-    assert evaluate_on(SCAN, SCAN.program(), ["look right twice"]).correct == 1
+    assert evaluate_on(SCAN, result.program, ["look right twice"]).correct == 1
+
+
+def test_a_lone_primitive_clause_needs_no_rule_of_its_own():
+    result = minimize_on(SCAN, NO_LONE_PRIMITIVE)
+    novel = ["walk and jump", "walk after look left", "run and turn left", "jump after walk"]
+    evaluation = evaluate_on(SCAN, result.program, novel)
+    assert (evaluation.correct, evaluation.failed) == (len(novel), 0)
+
+
+def test_a_parser_step_never_seen_is_not_invented():
+    # no conjunction in training: the reduce S K -> J never fired, so "and" cannot be parsed
+    single = [c for c in NO_LONE_PRIMITIVE if " and " not in c and " after " not in c]
+    result = minimize_on(SCAN, single)
+    assert evaluate_on(SCAN, result.program, ["walk left and jump twice"]).correct == 0
+    assert evaluate_on(SCAN, SCAN.program(), ["walk left and jump twice"]).correct == 1

@@ -150,8 +150,10 @@ def decode_pointer(x):
 
 def decode_write(x):
     """One layer later, a slot that knows its kind writes the action it names, read from its
-    clause node: the node word's own action (``pown``) or the node's turn (``pdir``)."""
-    if x["phase"] in (DECODE, FLUSH) and x["act"] == EMPTY:
+    clause node: the node word's own action (``pown``) or the node's turn (``pdir``). Reads
+    no ``phase``: only decoding sets ``pend``, so the rule that writes ``look`` in a block's
+    layer also writes it in the last layer (FLUSH)."""
+    if x["act"] == EMPTY:
         pend = x["pend"]
         if pend == TURN_SLOT:
             turn = _TURN.get(x["pdir"])
