@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rasplab.analysis.minimal import evaluate_on, minimize_on
+from rasplab.analysis.minimal import evaluate_on, minimize_on, unseen_rules
 from rasplab.programs import get_program
 
 SCAN = get_program("scan")
@@ -49,5 +49,16 @@ def test_a_parser_step_never_seen_is_not_invented():
     # no conjunction in training: the reduce S K -> J never fired, so "and" cannot be parsed
     single = [c for c in NO_LONE_PRIMITIVE if " and " not in c and " after " not in c]
     result = minimize_on(SCAN, single)
-    assert evaluate_on(SCAN, result.program, ["walk left and jump twice"]).correct == 0
-    assert evaluate_on(SCAN, SCAN.program(), ["walk left and jump twice"]).correct == 1
+    test = ["jump thrice", "walk left and jump twice", "walk after run"]
+    assert evaluate_on(SCAN, result.program, test[1:2]).correct == 0
+    assert evaluate_on(SCAN, SCAN.program(), test[1:2]).correct == 1
+    unseen = unseen_rules(result, SCAN, test)
+    assert {u.example for u in unseen} == set(test[1:])  # "jump thrice": seen rules only
+    reduce = [u for u in unseen if u.rule.var == "sym" and u.rule.new == 8]  # S -> J
+    assert [(u.inputs, u.example) for u in reduce] == [(2, test[1])]
+    assert [u.inputs for u in unseen] == sorted((u.inputs for u in unseen), reverse=True)
+
+
+def test_no_rule_is_unseen_on_the_training_inputs():
+    result = minimize_on(SCAN, TRAIN)
+    assert unseen_rules(result, SCAN, TRAIN) == []
