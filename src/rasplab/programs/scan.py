@@ -18,8 +18,10 @@ whether its ``x`` has an action, and ``k``) and which clause node it belongs to 
 layer later it writes the action its kind names, read from that node (the word's action, or
 its direction's turn). So the rules that fire on ``jump twice`` and on ``walk around left``
 together decode ``jump around left``: the minimal program recombines parts it has seen (MCD
-splits), not only longer inputs. Apart from the lookahead marker starting at position 0,
-nothing depends on absolute positions.
+splits), not only longer inputs. The parser is factored the same way (it reads the lookahead
+by its role in the phrase, not its word class), so a lone primitive before ``and`` is reduced
+by the rule that reduces it before ``twice``. Apart from the lookahead marker starting at
+position 0, nothing depends on absolute positions.
 
 Layers: ``words + 1`` to parse, one per block to decode, one to write the last block (at most
 9 + 1 + 6 + 1 = 17). The answer is the slots' actions up to the first empty slot.
