@@ -19,7 +19,7 @@ layers)::
 
 with word classes X (walk look run jump turn), D (left right), M (opposite around),
 R (twice thrice) and K (and after). The lookahead is read only by its role in the phrase
-(``la``: it opens one, continues one, closes one, or ends the command), never by its word
+(``la``: it opens one, continues one, or closes one, ``<eos>`` included), never by its word
 class, and a phrase and a repeated phrase are the same symbol ``S``: so ``walk`` is reduced
 before ``and`` by the very rule that reduces it before ``twice``, and a rule seen on one
 clause shape serves every other (the minimal program of an MCD split, whose training set may
@@ -33,8 +33,8 @@ stack ``[S]`` or ``[J, S]``: the clause nodes of the parse tree, left to right.
 [('after', 5), ('and', 5), ('around', 3)]
 >>> _action({"la": CLOSES, "s0": D, "s1": M})
 ('S_XMD', 3, 7)
->>> _action({"la": CLOSES, "s0": X}) == _action({"la": CLOSES, "s0": X})  # twice or and
-True
+>>> _action({"la": CLOSES, "s0": X})  # walk | twice, walk | and, walk | <eos>: one reduce
+('S_X', 1, 7)
 """
 
 from __future__ import annotations
