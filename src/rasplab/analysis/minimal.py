@@ -246,7 +246,9 @@ def unseen_rules(
 ) -> list[UnseenRule]:
     """The rules of ``result.full`` that ``texts`` (test inputs) fire but the training inputs
     never did, most used first, each with how many inputs fire it and the first of them: why a
-    minimal program fails where it fails (a rule that fires need not matter for the output)."""
+    minimal program fails where it fails (a rule that fires need not matter for the output).
+    Update rules only: tokens or positions never seen in training (which the minimal program
+    gives their defaults) are in ``result.used``, not here."""
     batch = _encoded(entry, texts)
     counts = np.zeros(len(result.full.rules), dtype=np.int64)
     first = np.full(len(result.full.rules), -1, dtype=np.int64)
