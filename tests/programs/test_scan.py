@@ -65,7 +65,7 @@ def test_reference_interpreter_agrees():
 def test_rule_set_is_small():
     p = SCAN.program()
     assert len(p.rules) < 500
-    assert len(p.heads) == 21  # 18 + cown, pown, pdir (the factored decoder)
+    assert len(p.heads) == 22  # 18 + cown, pown, pdir (factored decoder) + la_end (parser)
 
 
 def test_encode_and_decode():

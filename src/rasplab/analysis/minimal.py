@@ -8,6 +8,7 @@ Run a library program on its training inputs and keep only what they use:
 
 The minimal program is then run on test inputs (:func:`evaluate_minimal`); a test input on
 which it errs (does not halt, rules conflict, output not decodable) counts as wrong.
+:func:`unseen_rules` says why: the rules test inputs fire that no training input fired.
 
 Rule counts follow ALTA's convention, where a head output's reset to "undefined" after the
 MLP is a rule too (one per value of the head output; the compiled MLP needs a hidden unit for
@@ -38,6 +39,7 @@ from rasplab.bins import Bin
 from rasplab.errors import RasplabError
 from rasplab.lang.interpreter import interpret
 from rasplab.lang.program import Program, rule_count
+from rasplab.lang.rules import Rule
 from rasplab.programs.base import LibraryProgram
 
 DEFAULT_SAMPLES = 2000
@@ -228,3 +230,33 @@ def evaluate_on(entry: LibraryProgram, minimal: Program, texts: Sequence[str]) -
     """Run ``minimal`` on the given test inputs (e.g. a task split's test commands)."""
     correct, failed = score(entry, minimal, texts)
     return MinimalEvaluation(correct, len(texts), failed, True)
+
+
+@dataclass(frozen=True)
+class UnseenRule:
+    """An update rule of the full program that test inputs fire and training never did."""
+
+    rule: Rule
+    inputs: int
+    example: str
+
+
+def unseen_rules(
+    result: MinimalResult, entry: LibraryProgram, texts: Sequence[str]
+) -> list[UnseenRule]:
+    """The rules of ``result.full`` that ``texts`` (test inputs) fire but the training inputs
+    never did, most used first, each with how many inputs fire it and the first of them: why a
+    minimal program fails where it fails (a rule that fires need not matter for the output).
+    Update rules only: tokens or positions never seen in training (which the minimal program
+    gives their defaults) are in ``result.used``, not here."""
+    batch = _encoded(entry, texts)
+    counts = np.zeros(len(result.full.rules), dtype=np.int64)
+    first = np.full(len(result.full.rules), -1, dtype=np.int64)
+    for start in range(0, len(batch), _CHUNK):
+        fired = interpret(result.full, batch[start : start + _CHUNK], fired=True).fired
+        fired[:, sorted(result.used.fired)] = False
+        hit = fired.any(axis=0) & (first < 0)
+        first[hit] = start + fired[:, hit].argmax(axis=0)
+        counts += fired.sum(axis=0)
+    order = sorted(np.flatnonzero(counts).tolist(), key=lambda i: (-counts[i], i))
+    return [UnseenRule(result.full.rules[i], int(counts[i]), texts[first[i]]) for i in order]

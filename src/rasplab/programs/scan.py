@@ -18,8 +18,10 @@ whether its ``x`` has an action, and ``k``) and which clause node it belongs to 
 layer later it writes the action its kind names, read from that node (the word's action, or
 its direction's turn). So the rules that fire on ``jump twice`` and on ``walk around left``
 together decode ``jump around left``: the minimal program recombines parts it has seen (MCD
-splits), not only longer inputs. Apart from the lookahead marker starting at position 0,
-nothing depends on absolute positions.
+splits), not only longer inputs. The parser is factored the same way (it reads the lookahead
+by its role in the phrase, not its word class), so a lone primitive before ``and`` is reduced
+by the rule that reduces it before ``twice``. Apart from the lookahead marker starting at
+position 0, nothing depends on absolute positions.
 
 Layers: ``words + 1`` to parse, one per block to decode, one to write the last block (at most
 9 + 1 + 6 + 1 = 17). The answer is the slots' actions up to the first empty slot.
@@ -53,10 +55,12 @@ from rasplab.programs.scan_parse import (
     PARTS,
     PLAIN,
     RELS,
+    ROLES,
     SLOT,
     SYMBOLS,
     TOKENS,
     token_class,
+    token_role,
 )
 from rasplab.tasks.scan import ACTION_TOKENS, WORDS, all_commands, interpret
 
@@ -148,8 +152,10 @@ def decode_pointer(x):
 
 def decode_write(x):
     """One layer later, a slot that knows its kind writes the action it names, read from its
-    clause node: the node word's own action (``pown``) or the node's turn (``pdir``)."""
-    if x["phase"] in (DECODE, FLUSH) and x["act"] == EMPTY:
+    clause node: the node word's own action (``pown``) or the node's turn (``pdir``). Reads
+    no ``phase``: only decoding sets ``pend``, so the rule that writes ``look`` in a block's
+    layer also writes it in the last layer (FLUSH)."""
+    if x["act"] == EMPTY:
         pend = x["pend"]
         if pend == TURN_SLOT:
             turn = _TURN.get(x["pdir"])
@@ -208,6 +214,8 @@ def build_scan(slots: int = SLOTS) -> Program:
     variables = {
         "tok": input_var(TOKENS),
         "sym": input_var(SYMBOLS, token_class),
+        "role": input_var(ROLES, token_role),
+        "is_end": input_var(2, lambda t: int(t == EOS)),
         "rel": input_var(RELS, lambda t: 0 if t == EOS else FREE),
         "is_la": position_var(2, lambda p: int(p == 0)),
         "frontier": input_var(2, lambda t: int(t == EOS)),
@@ -229,7 +237,8 @@ def build_scan(slots: int = SLOTS) -> Program:
         "k1": var(RELS, default=1),
     }
     heads = {
-        "la": qkv("one", "is_la", "sym"),
+        "la": qkv("one", "is_la", "role"),
+        "la_end": qkv("one", "is_la", "is_end"),
         "la_left": v_relative("is_la", -1),
         "s0": qkv("k0", "rel", "sym"),
         "s1": qkv("k1", "rel", "sym"),
