@@ -242,6 +242,8 @@ def _job_threads(job, threads: int | None, default: int):
     if isinstance(job, list):
         return [_job_threads(one, threads, default) for one in job]
     return (with_threads(job[0], threads, default), job[1])
+
+
 class _PrepBar:
     """A rich progress bar on stderr while a sweep prepares: grid points expanded into
     configs, then runs registered in the store."""
