@@ -18,6 +18,28 @@ from rasplab.errors import RasplabError
 PROGRAM_HELP = "Library program (see `rasplab programs`) or FILE.py:NAME (a Program or a function returning one)."
 
 
+def print_sizes(report: dict, as_json: bool) -> None:
+    """Print a compiled model's sizes: one JSON object, or one ``key: value`` line each."""
+    if as_json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key}: {value}")
+
+
+def print_verify(report, as_json: bool, agreement: str) -> None:
+    """Print a verification report (JSON, or a sentence ending in ``agreement``) and exit 1
+    on any disagreement."""
+    if as_json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(f"{report.agree} of {report.total} inputs agree {agreement}")
+        if report.first_divergence is not None:
+            print(f"first divergence: {json.dumps(report.first_divergence)}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 def compiled_runner(program, max_layers: int | None = None):
     """A ``rasplab run`` runner executing ``program``'s compiled model (compiled per batch with
     a maximum length covering it)."""
@@ -125,11 +147,7 @@ def register(app: typer.Typer) -> None:
 
             save_compiled(model, out, entry=None if is_file_ref(name) else entry.name)
             print(f"saved compiled model to {out}", file=sys.stderr)
-        if as_json:
-            print(json.dumps(report))
-        else:
-            for key, value in report.items():
-                print(f"{key}: {value}")
+        print_sizes(report, as_json)
 
     @app.command("verify")
     def verify_command(
@@ -170,11 +188,4 @@ def register(app: typer.Typer) -> None:
             dtype=_dtype(dtype),
             program=program,
         )
-        if as_json:
-            print(json.dumps(report.to_json()))
-        else:
-            print(f"{report.agree} of {report.total} inputs agree on every variable at every layer")
-            if report.first_divergence is not None:
-                print(f"first divergence: {json.dumps(report.first_divergence)}")
-        if not report.ok:
-            raise typer.Exit(1)
+        print_verify(report, as_json, "on every variable at every layer")

@@ -12,11 +12,11 @@ it prints ``{"total", "agree", "first_divergence"}`` and exits 1 on any disagree
 
 from __future__ import annotations
 
-import json
 import sys
 
 import typer
 
+from rasplab.cli.compile import print_sizes, print_verify
 from rasplab.cli.crasp import PROGRAM_HELP
 from rasplab.crasp.compile import DEFAULT_MAX_LENGTH
 
@@ -45,11 +45,7 @@ def register(crasp_app: typer.Typer) -> None:
         if out is not None:
             save_compiled(model, out)
             print(f"saved compiled model to {out}", file=sys.stderr)
-        if as_json:
-            print(json.dumps(report))
-        else:
-            for key, value in report.items():
-                print(f"{key}: {value}")
+        print_sizes(report, as_json)
 
     @crasp_app.command("verify")
     def verify_command(
@@ -95,11 +91,4 @@ def register(crasp_app: typer.Typer) -> None:
             samples=samples,
             seed=seed,
         )
-        if as_json:
-            print(json.dumps(report.to_json()))
-        else:
-            print(f"{report.agree} of {report.total} inputs agree at every operation and position")
-            if report.first_divergence is not None:
-                print(f"first divergence: {json.dumps(report.first_divergence)}")
-        if not report.ok:
-            raise typer.Exit(1)
+        print_verify(report, as_json, "at every operation and position")
