@@ -26,6 +26,7 @@ import json
 import math
 import sqlite3
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,8 +192,10 @@ class ResultsStore:
         if not tables:
             if not create:
                 raise RasplabError(f"results database {where} is empty; it holds no runs")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.executescript(SCHEMA)
+            # one transaction: a second process opening the file at the same moment sees
+            # either no tables or the whole schema with its meta rows, never a half of it
+            self.db.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+            self._write_ahead_log()
             tables = _tables(self.db)
         fmt = None
         if "meta" in tables:
@@ -221,6 +224,19 @@ class ResultsStore:
             )
         if version < SCHEMA_VERSION:
             self._migrate(version)
+
+    def _write_ahead_log(self, patience: float = 60.0) -> None:
+        """Switch the file to WAL mode; SQLite answers "locked" at once (without waiting on
+        the busy timeout) while another process holds the file, so retry until ``patience``."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def _migrate(self, version: int) -> None:
         """Bring the schema from ``version`` to :data:`SCHEMA_VERSION` in one transaction."""
