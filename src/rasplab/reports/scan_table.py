@@ -5,7 +5,10 @@ split (``task_options.split``) and the depth (``model.layers``), so this table p
 the rows and columns. Each cell is the mean whole-sequence test accuracy (%) over the finished
 seeds of that setting (``-``: no finished run).
 
-    python -m rasplab.reports.scan_table --db runs/scan_cpu.sqlite [--out table.md]
+    python -m rasplab.reports.scan_table --db runs/scan_cpu.sqlite [--fit 1000] [--out table.md]
+
+``--fit N`` adds a second table: each run's accuracy on N commands of its own training split
+(loading the run's saved weights), which says whether the model learned what it was shown.
 
 >>> rows = [{"split": "length", "variant": "relative_shared", "layers": 2, "accuracy": 0.11}]
 >>> print(markdown(rows))
@@ -36,25 +39,45 @@ def scan_rows(db: str | Path) -> list[dict]:
         runs = [r for r in store.runs(status="done") if r.task == "scan"]
     rows = []
     for run in runs:
-        bins = (run.metrics or {}).get("bins") or {}
+        metrics = run.metrics or {}
+        bins, counts = metrics.get("bins") or {}, metrics.get("counts") or {}
         if not bins:
             continue
+        total = sum(counts.get(b, 0) for b in bins)
+        accuracy = (
+            sum(acc * counts[b] for b, acc in bins.items()) / total
+            if total and all(b in counts for b in bins)
+            else sum(bins.values()) / len(bins)
+        )  # the share of test commands right, not a mean over length bins
         rows.append(
             {
                 "split": (run.config.get("task_options") or {}).get("split", "length"),
                 "variant": run.variant,
                 "layers": run.config.get("model", {}).get("layers"),
-                "accuracy": sum(bins.values()) / len(bins),
+                "accuracy": accuracy,
+                "run_dir": run.run_dir,
             }
         )
     return rows
 
 
-def markdown(rows: list[dict]) -> str:
-    """The Table-5 layout of ``rows`` (means over seeds), as Markdown."""
+def add_fit(rows: list[dict], n: int) -> None:
+    """Add ``fit``: each run's whole-sequence accuracy on ``n`` commands of its own training
+    split (:func:`rasplab.harness.split_eval.score_split`), so a failure on the test split can
+    be told apart from a failure to learn the training split."""
+    from rasplab.harness.split_eval import score_split
+
+    for row in rows:
+        if not row.get("run_dir"):
+            raise RasplabError("a SCAN run in the store has no run folder; cannot score its fit")
+        row["fit"] = score_split(row["run_dir"], "train", n).accuracy
+
+
+def markdown(rows: list[dict], key: str = "accuracy") -> str:
+    """The Table-5 layout of ``rows[key]`` (means over seeds), as Markdown."""
     cells: dict = defaultdict(list)
     for row in rows:
-        cells[(row["split"], row["variant"], row["layers"])].append(row["accuracy"])
+        cells[(row["split"], row["variant"], row["layers"])].append(row[key])
     layers = sorted({row["layers"] for row in rows})
     settings = sorted(
         {(row["split"], row["variant"]) for row in rows},
@@ -79,15 +102,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--db", required=True, help="results database of a SCAN sweep")
     parser.add_argument("--out", help="write the Markdown table here too")
+    parser.add_argument(
+        "--fit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also score each run on N commands of its training split (a second table)",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.fit < 0:
+            raise RasplabError(f"--fit must be a number of commands >= 0, got {args.fit}")
         rows = scan_rows(args.db)
         if not rows:
             raise RasplabError(f"{args.db} holds no finished SCAN run")
+        if args.fit:
+            add_fit(rows, args.fit)
     except RasplabError as err:
         print(f"rasplab: error: {err}", file=sys.stderr)
         return 2
-    table = markdown(rows)
+    table = "Test split, whole-sequence accuracy (%):\n\n" + markdown(rows)
+    if args.fit:
+        table += (
+            f"\n\nTraining split ({args.fit} commands), whole-sequence accuracy (%):\n\n"
+            + markdown(rows, "fit")
+        )
     print(table)
     if args.out:
         from rasplab.files import publish
