@@ -71,3 +71,14 @@ def test_a_negative_fit_is_one_line_exit_2(tmp_path, capsys):
     assert main(["--db", str(db), "--fit", "-1"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("rasplab: error: --fit") and "\n" not in err
+
+
+def test_paper_brackets_quote_table5_where_it_has_a_value():
+    rows = [
+        {"split": "mcd2", "variant": "relative", "layers": 2, "accuracy": 0.05},
+        {"split": "mcd2", "variant": "relative", "layers": 128, "accuracy": 0.01},
+    ]
+    assert (
+        markdown(rows, paper=True).splitlines()[-1]
+        == "| mcd2 | no | relative | 5.0 (13) | 1.0 (-) |"
+    )

@@ -5,7 +5,7 @@ split (``task_options.split``) and the depth (``model.layers``), so this table p
 the rows and columns. Each cell is the mean whole-sequence test accuracy (%) over the finished
 seeds of that setting (``-``: no finished run).
 
-    python -m rasplab.reports.scan_table --db runs/scan_cpu.sqlite [--fit 1000] [--out table.md]
+    python -m rasplab.reports.scan_table --db runs/scan_cpu.sqlite [--fit 1000] [--paper] [--out table.md]
 
 ``--fit N`` adds a second table: each run's accuracy on N commands of its own training split
 (loading the run's saved weights), which says whether the model learned what it was shown.
@@ -27,6 +27,28 @@ from pathlib import Path
 from rasplab.errors import RasplabError
 
 SPLIT_ORDER = ("length", "mcd1", "mcd2", "mcd3")
+PAPER_LAYERS = (2, 6, 16, 32, 64, 128, 256)
+PAPER_TABLE5 = {
+    ("length", "relative_shared"): (11, 10, 9, 7, 7, 7, 5),
+    ("length", "absolute_shared"): (8, 9, 7, 5, 5, 6, 4),
+    ("length", "relative"): (9, 9, 11, 10, 10),
+    ("length", "absolute"): (9, 6, 7, 6, 4),
+    ("mcd1", "relative_shared"): (5, 3, 2, 4, 3, 3, 2),
+    ("mcd1", "absolute_shared"): (4, 1, 3, 2, 2, 2, 1),
+    ("mcd1", "relative"): (4, 4, 3, 2, 2),
+    ("mcd1", "absolute"): (5, 2, 1, 1, 2),
+    ("mcd2", "relative_shared"): (9, 13, 9, 5, 4, 7, 3),
+    ("mcd2", "absolute_shared"): (5, 6, 2, 2, 2, 2, 2),
+    ("mcd2", "relative"): (13, 7, 4, 5, 4),
+    ("mcd2", "absolute"): (4, 4, 2, 2, 1),
+    ("mcd3", "relative_shared"): (12, 12, 6, 5, 7, 2, 3),
+    ("mcd3", "absolute_shared"): (3, 4, 3, 3, 3, 2, 2),
+    ("mcd3", "relative"): (8, 8, 7, 3, 2),
+    ("mcd3", "absolute"): (4, 5, 2, 3, 1),
+}
+"""Test accuracy (%) quoted from seed 001 (ALTA), Appendix D.4, Table 5, per (split, variant)
+for the layers of :data:`PAPER_LAYERS` (no entry: not trained). Encoder-decoder models of width
+128 trained 100k steps; "relative"/"absolute" is the encoder's positional encoding."""
 
 
 def scan_rows(db: str | Path) -> list[dict]:
@@ -73,8 +95,20 @@ def add_fit(rows: list[dict], n: int) -> None:
         row["fit"] = score_split(row["run_dir"], "train", n).accuracy
 
 
-def markdown(rows: list[dict], key: str = "accuracy") -> str:
-    """The Table-5 layout of ``rows[key]`` (means over seeds), as Markdown."""
+def paper_value(split: str, variant: str, layers: int) -> int | None:
+    """The seed's Table-5 test accuracy (%) for a setting, or None where it has none.
+
+    >>> paper_value("mcd2", "relative", 2), paper_value("length", "absolute", 128)
+    (13, None)
+    """
+    row = PAPER_TABLE5.get((split, variant), ())
+    i = PAPER_LAYERS.index(layers) if layers in PAPER_LAYERS else len(row)
+    return row[i] if i < len(row) else None
+
+
+def markdown(rows: list[dict], key: str = "accuracy", paper: bool = False) -> str:
+    """The Table-5 layout of ``rows[key]`` (means over seeds), as Markdown; with ``paper``,
+    each cell also shows the seed's Table-5 value in brackets (``-`` where it has none)."""
     cells: dict = defaultdict(list)
     for row in rows:
         cells[(row["split"], row["variant"], row["layers"])].append(row[key])
@@ -93,7 +127,11 @@ def markdown(rows: list[dict], key: str = "accuracy") -> str:
         values = []
         for n in layers:
             accs = cells.get((split, variant, n))
-            values.append(f"{100 * sum(accs) / len(accs):.1f}" if accs else "-")
+            cell = f"{100 * sum(accs) / len(accs):.1f}" if accs else "-"
+            if paper:
+                quoted = paper_value(split, variant, n)
+                cell += f" ({'-' if quoted is None else quoted})"
+            values.append(cell)
         lines.append(f"| {split} | {shared} | {positions} | " + " | ".join(values) + " |")
     return "\n".join(lines)
 
@@ -109,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="also score each run on N commands of its training split (a second table)",
     )
+    parser.add_argument(
+        "--paper", action="store_true", help="show the seed's Table-5 value beside each test cell"
+    )
     args = parser.parse_args(argv)
     try:
         if args.fit < 0:
@@ -121,7 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     except RasplabError as err:
         print(f"rasplab: error: {err}", file=sys.stderr)
         return 2
-    table = "Test split, whole-sequence accuracy (%):\n\n" + markdown(rows)
+    head = "Test split, whole-sequence accuracy (%)"
+    if args.paper:
+        head += "; in brackets the seed's Table 5 (quoted)"
+    table = head + ":\n\n" + markdown(rows, paper=args.paper)
     if args.fit:
         table += (
             f"\n\nTraining split ({args.fit} commands), whole-sequence accuracy (%):\n\n"
