@@ -81,6 +81,28 @@ def test_a_compiled_run_too_large_for_memory_is_refused_first():
         run_compiled(model, [[1] * 30_000])
 
 
+SHIFT_FILE = """
+from rasplab.lang import input_var, program, v_relative, var
+
+def step(x):
+    if x["left"] == 1:
+        x["out"] = 1
+
+SHIFT = program(
+    {"tok": input_var(2), "out": var(2)}, {"left": v_relative("tok", -1)}, step, "out", 2,
+    max_layers=1, undefined="no_match",
+)
+"""
+
+
+def test_a_compiled_run_too_large_for_memory_is_one_line_through_the_cli(capsys, tmp_path):
+    user = tmp_path / "shift.py"
+    user.write_text(SHIFT_FILE)
+    tokens = " ".join(["1"] * 30_000)
+    code, out, err = run(capsys, "run", f"{user}:SHIFT", "--tokens", tokens, "--compiled")
+    one_line(code, out, err, "30000 positions needs about", "give inputs of at most about")
+
+
 def test_report_on_a_directory(capsys, tmp_path):
     one_line(*run(capsys, "report", "--db", str(tmp_path)), "is a directory")
 

@@ -222,3 +222,33 @@ def test_report_keeps_only_the_current_grid_of_an_edited_config(tmp_path, capsys
     out = tmp_path / "current"
     code, _, _ = run(["report", "--db", str(db), "--config", str(path), "--out", str(out)], capsys)
     assert code == 0 and (out / "runs.csv").read_text().splitlines() == rows
+
+
+def test_train_refuses_a_run_another_live_process_holds(tmp_path, capsys):
+    import socket
+    import sqlite3
+    import subprocess
+    import sys
+
+    from rasplab.harness.config import load_config
+    from rasplab.harness.store import ResultsStore
+
+    db = tmp_path / "r.sqlite"
+    run_id = load_config(None, SMALL).hash()
+    with ResultsStore(db) as store:
+        store.register(load_config(None, SMALL))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:  # a claim of a live process on this host, as a sweep's would be
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "UPDATE runs SET status='running', claimed_by=?, claim_expires=? WHERE run_id=?",
+                (f"{socket.gethostname()}:{other.pid}:t", 4e9, run_id),
+            )
+        con.close()
+        code, out, err = run(["train", *SMALL, "--no-progress", "--db", str(db)], capsys)
+    finally:
+        other.kill()
+        other.wait()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"run {run_id} is being trained by another process" in err
+    assert not (tmp_path / "r-runs" / run_id).exists()  # nothing trained

@@ -6,11 +6,14 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+import yaml
 
 from rasplab.cli import main
 from rasplab.errors import RasplabError
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.store import SCHEMA_VERSION, ResultsStore
+from rasplab.harness.sweep import runs_dir_for
+from rasplab.harness.sweepconfig import sweep_from_dict
 
 SMALL = [
     "task=binary_majority",
@@ -122,3 +125,38 @@ def test_an_empty_file_is_refused_for_reading(tmp_path):
     db.touch()
     with pytest.raises(RasplabError, match="is empty"):
         ResultsStore(db, create=False)
+
+
+SWEEP = {
+    "name": "guarded",
+    "base": {
+        "task": "binary_majority",
+        "model": {"layers": 1, "heads": 1, "width": 8},
+        "train": {"steps": 2, "batch_size": 4, "eval_every": 2, "bin": "1-8"},
+        "eval": {"size": 8, "bins": ["1-8"]},
+    },
+    "grid": {"seed": [0]},
+}
+
+
+def test_sweep_refuses_a_damaged_store_with_one_line(capsys, tmp_path):
+    config = tmp_path / "sweep.yaml"
+    config.write_text(yaml.safe_dump(SWEEP))
+    sweep = ["sweep", str(config), "--workers", "1", "--no-progress", "--db"]
+    garbled = tmp_path / "garbled.sqlite"
+    garbled.write_bytes(b"this is not a database at all" * 100)
+    _one_line(*run(capsys, *sweep, str(garbled)), "not a rasplab results store")
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as con:
+        con.execute("CREATE TABLE runs (id INTEGER)")
+    con.close()
+    _one_line(*run(capsys, *sweep, str(foreign)), "not a rasplab results store", "runs")
+    db = tmp_path / "r.sqlite"  # the sweep's own run, stored as done with damaged metrics
+    experiments = sweep_from_dict(SWEEP).expand()
+    with ResultsStore(db) as store:
+        dirs = [str(runs_dir_for(db) / e.hash()) for e in experiments]
+        store.register_many(experiments, "guarded", dirs)
+        store.db.execute("UPDATE runs SET status='done', metrics='{not json'")
+    run_id = experiments[0].hash()
+    _one_line(*run(capsys, *sweep, str(db)), run_id, "malformed JSON", "metrics")
+    assert not runs_dir_for(db).exists()  # nothing was trained

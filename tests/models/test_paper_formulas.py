@@ -145,6 +145,20 @@ WRONG = {
             ),
         ),
     ),
+    "path w without its short convolution": (
+        {"pe": "nope", "attention": "path"},
+        lambda mp: mp.setattr(
+            PathAttention,
+            "householder",
+            lambda self, x, ctx, _orig=PathAttention.householder: (
+                F.normalize(
+                    F.silu(self.w_proj(x)).view(*x.shape[:2], self.heads, -1).transpose(1, 2),
+                    dim=-1,
+                ),
+                _orig(self, x, ctx)[1],
+            ),
+        ),
+    ),
 }
 
 
