@@ -188,3 +188,24 @@ def test_cli_writes_the_balanced_set(capsys):
     assert [r["tokens"] for r in records] == [list(ex.tokens) for ex in want]
     code, plain, _ = run(argv[:2] + argv[4:], capsys)
     assert plain != out
+
+
+def test_same_law_as_the_trace_supervision_inputs():
+    """``rasplab trace-supervise`` draws its parity inputs with the program library's
+    ``sample_bits`` (a separate implementation of the same definition): the (k, n) counts of
+    the two samplers on bin 1-8 pass a two-sample chi-square."""
+    from rasplab.programs.parity import sample_bits
+
+    rng, total = generator(9, "trace-inputs"), 11000
+    a = Counter(
+        (x.split().count("1"), len(x.split()))
+        for x in (sample_bits(rng, Bin(1, 8)) for _ in range(total))
+    )
+    b = Counter(
+        (bits(ex).count("1"), ex.length)
+        for ex in get_task("parity", balance="ones").sample_bin(generator(9, "task"), "1-8", total)
+    )
+    cells = set(a) | set(b)
+    assert cells == set(joint(1, 8, 1))
+    stat = sum((a[c] - b[c]) ** 2 / (a[c] + b[c]) for c in cells)
+    assert stat < chi2_upper(len(cells) - 1)
