@@ -115,3 +115,29 @@ def test_a_slice_the_task_does_not_have_is_refused():
         prepare_run(config)
     with pytest.raises(RasplabError, match="lists 'ones' twice"):
         load_config(None, [*SLICED[:-1], "eval.slices=[ones, ones]"])
+
+
+def test_task_option_balance_ones_reaches_test_sets_and_training_batches():
+    """``task_options.balance=ones``: the harness's test sets are the task's balanced sets
+    (their law is tested in tests/tasks/test_parity_balance.py) and its training batches are
+    drawn as many per number of ones (counts 0-10 in bin 1-10, ~200 each of 2,200; the default
+    draw gives ~20 at 10 ones)."""
+    import numpy as np
+
+    config = load_config(None, [*SLICED, "task_options.balance=ones"])
+    setup = prepare_run(config)
+    assert setup.task.balance == "ones"
+    balanced = get_task("parity", balance="ones")
+    for name, (batches, count) in run_test_sets(config, setup).items():
+        want = Counter(
+            ex.tokens.count("1") for ex in balanced.dataset("test", name, config.eval.size, 0)
+        )
+        got = Counter()
+        for batch in batches:
+            got.update(batch.slices["ones"].tolist())
+        assert got == want and count == config.eval.size
+    one_id = setup.encoder.token_ids["1"]
+    batch = setup.encoder.train_batch(np.random.default_rng(0), setup.train_bin, 2200, None)
+    train = Counter(((batch.input_ids == one_id) & batch.pad_mask).sum(1).tolist())
+    assert set(train) == set(range(11)) and all(130 <= c <= 270 for c in train.values())
+    assert load_config(None, SLICED).hash() != config.hash()

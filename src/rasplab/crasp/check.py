@@ -91,7 +91,7 @@ def check_program(
         raise RasplabError(f"samples must be a positive number, got {samples!r}")
     mode = _mode(program, task)
     rng = generator(seed, "crasp-check", task.name)
-    examples = task.sample_many(rng, task.draw_lengths(rng, lengths, samples))
+    examples = task.sample_bin(rng, lengths, samples)
     cases = [_from_example(program, task, ex, mode) for ex in examples]
     automaton = getattr(task, "automaton", None)
     if automaton is not None:

@@ -134,8 +134,9 @@ class Encoder:
         max_positions: int | None,
         pack_tokens: int = 0,
     ) -> Batch:
-        """``size`` fresh examples with length uniform over ``bin``; with ``max_positions`` each
-        row gets a random position offset ``o`` uniform in ``[0, P - len]`` (APE training).
+        """``size`` fresh examples of ``bin`` (``Task.sample_bin``: for most tasks the length
+        uniform over ``bin``); with ``max_positions`` each row gets a random position offset
+        ``o`` uniform in ``[0, P - len]`` (APE training).
 
         With ``pack_tokens`` > 0 each of the ``size`` rows is a packed sequence of at most
         ``pack_tokens`` tokens (:func:`packed_examples`), attended causally as one sequence.
@@ -143,7 +144,7 @@ class Encoder:
         if pack_tokens:
             examples = packed_examples(self.task, rng, bin, size, pack_tokens)
         else:
-            examples = self.task.sample_many(rng, self.task.draw_lengths(rng, bin, size))
+            examples = self.task.sample_bin(rng, bin, size)
         offsets = None
         if max_positions is not None:
             offsets = [
@@ -176,7 +177,7 @@ def packed_examples(task, rng: np.random.Generator, bin: Bin, rows: int, pack_to
         # the first chunk is one example per row; later ones what the rows still need, going
         # by the mean example size so far (a deterministic function of the draws)
         need = rows if not drawn else math.ceil((rows - len(out)) * pack_tokens * drawn / tokens)
-        chunk = task.sample_many(rng, task.draw_lengths(rng, bin, max(1, need)))
+        chunk = task.sample_bin(rng, bin, max(1, need))
         drawn += len(chunk)
         tokens += sum(len(ex.tokens) for ex in chunk)
         packed = task.pack([*open_row, *chunk], pack_tokens)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rasplab.bins import Bin
+from rasplab.errors import RasplabError
 from rasplab.seeding import generator  # noqa: F401 (doctests)
 from rasplab.tasks import get_task  # noqa: F401 (doctests)
 from rasplab.tasks.base import BOS, SEP, SPECIALS, Example, Task, answer_example, register
@@ -263,14 +264,33 @@ class CopyRepeat(AlgorithmicTask):
         return x, x
 
 
+PARITY_BALANCES = ("length", "ones")
+"""How ``parity`` spreads the examples of a bin (its ``balance`` option): ``length`` (the
+default) as many per length, the number of ones uniform over ``0..n`` at each length n;
+``ones`` as many per number of ones (ALTA's parity sets, seed 001 App. D.1)."""
+
+
 @register("parity")
 class Parity(AlgorithmicTask):
-    """Whether a bit string has an even (``e``) or odd (``o``) number of ones; the number of
-    ones is uniform over [0, n].
+    """Whether a bit string has an even (``e``) or odd (``o``) number of ones.
+
+    At a given length n the number of ones is uniform over [0, n] (:meth:`sample`). A bin
+    ``lo-hi`` is drawn by its ``balance`` option (:data:`PARITY_BALANCES`):
+
+    * ``length`` (default): the length uniform over ``lo..hi``, then the ones as above; a
+      count k is then rarer the larger it is (only lengths >= k hold it);
+    * ``ones``: the number of ones k uniform over ``0..hi`` (every count the bin can hold),
+      then the length uniform over ``max(k, lo)..hi``, then the positions of the ones
+      uniformly: roughly as many examples per number of ones, as in ALTA's train and test
+      sets (App. D.1). Lengths start at 1 in both (``min_length``; ALTA's ranges start at 0).
 
     >>> ex = get_task("parity").sample(generator(0, "doc"), 5)
     >>> " ".join(ex.tokens)
     '<bos> 1 1 0 1 1 <sep> e <eos>'
+    >>> task = get_task("parity", balance="ones")
+    >>> drawn = task.sample_bin(generator(0, "doc"), "21-40", 4)
+    >>> [(ex.length, ex.tokens.count("1")) for ex in drawn]
+    [(30, 30), (37, 36), (22, 20), (38, 29)]
     """
 
     name = "parity"
@@ -278,6 +298,15 @@ class Parity(AlgorithmicTask):
     symbols = ("0", "1")
     answer_symbols = ("e", "o")
     slices = ("length", "ones")
+
+    def __init__(self, balance: str = "length") -> None:
+        if not isinstance(balance, str) or balance not in PARITY_BALANCES:
+            raise RasplabError(
+                f"parity option balance must be one of: {', '.join(PARITY_BALANCES)} "
+                f"(got {balance!r})"
+            )
+        super().__init__()
+        self.balance = balance
 
     def slice_value(self, example: Example, name: str) -> int:
         """``ones``: the number of ones in the input (ALTA scores parity by it); else as Task."""
@@ -294,3 +323,37 @@ class Parity(AlgorithmicTask):
     def _batch(self, rng, n, count):
         k1 = rng.integers(0, n + 1, size=count)
         return _shuffled_bits(rng, n - k1, n), (k1 % 2)[:, None]
+
+    def _span(self, bin: Bin | str) -> tuple[int, int]:
+        """The shortest and longest length of ``bin`` (parity has every length from 1)."""
+        lengths = self.lengths(bin)
+        return lengths[0], lengths[-1]
+
+    def sample_in(self, rng: np.random.Generator, bin: Bin | str) -> Example:
+        """One example of ``bin`` drawn by :attr:`balance`, one draw at a time (the reference
+        of :meth:`sample_bin`)."""
+        if self.balance == "length":
+            return super().sample_in(rng, bin)
+        lo, hi = self._span(bin)
+        k = int(rng.integers(0, hi + 1))
+        n = int(rng.integers(max(k, lo), hi + 1))
+        bits = np.array([1] * k + [0] * (n - k))
+        rng.shuffle(bits)
+        return answer_example([BOS, *self._in[bits].tolist(), SEP], [self._out[k % 2]], n)
+
+    def sample_bin(self, rng: np.random.Generator, bin: Bin | str, n: int) -> list[Example]:
+        """``n`` examples of ``bin`` drawn by :attr:`balance` (vectorized: all the counts,
+        then all the lengths, then the bits of each length in one batch)."""
+        if self.balance == "length":
+            return super().sample_bin(rng, bin, n)
+        lo, hi = self._span(bin)
+        ones = rng.integers(0, hi + 1, size=n)
+        sizes = rng.integers(np.maximum(ones, lo), hi + 1, size=n)
+        out: list[Example | None] = [None] * n
+        for m in np.unique(sizes).tolist():
+            where = np.nonzero(sizes == m)[0]
+            bits = _shuffled_bits(rng, m - ones[where], m)
+            answers = self._out[ones[where] % 2].tolist()
+            for i, xs, y in zip(where.tolist(), self._in[bits].tolist(), answers):
+                out[i] = answer_example([BOS, *xs, SEP], [y], m)
+        return out  # type: ignore[return-value]

@@ -222,9 +222,22 @@ class Task(ABC):
         return lengths[rng.integers(len(lengths), size=n)]
 
     def sample_in(self, rng: np.random.Generator, bin: Bin | str) -> Example:
-        """One example with length uniform over the lengths of ``bin`` that have examples."""
+        """One example with length uniform over the lengths of ``bin`` that have examples
+        (the per-example reference of :meth:`sample_bin`)."""
         lengths = self.lengths(bin)
         return self.sample(rng, lengths[int(rng.integers(len(lengths)))])
+
+    def sample_bin(self, rng: np.random.Generator, bin: Bin | str, n: int) -> list[Example]:
+        """``n`` fresh examples of ``bin``: :meth:`draw_lengths`, then :meth:`sample_many`.
+        Every draw of training data and test candidates goes through here, so that a task
+        whose examples are not drawn length first (``parity`` with ``balance=ones``) overrides
+        this one method.
+
+        >>> task = get_task("parity")
+        >>> [ex.length for ex in task.sample_bin(generator(0, "doc"), "1-9", 4)]
+        [7, 9, 5, 7]
+        """
+        return self.sample_many(rng, self.draw_lengths(rng, bin, n))
 
     def dataset(
         self, split: str, bin: Bin | str | None = None, n: int | None = None, seed: int = 0
@@ -273,7 +286,7 @@ class Task(ABC):
         size = self.batch_size(bin) if n else 0
         while n > 0:
             k = min(n, size)
-            yield from self.sample_many(rng, self.draw_lengths(rng, bin, k))
+            yield from self.sample_bin(rng, bin, k)
             n -= k
 
     def exhaustive(self, bin: Bin, limit: int) -> list[Example] | None:
@@ -305,7 +318,8 @@ class Task(ABC):
         """Up to ``n`` distinct examples (optionally only those ``keep`` accepts); the whole bin
         (shuffled) when it has at most ``n``; else sampled in batches of at most
         :meth:`batch_size`, stopping after ``max_misses`` consecutive duplicates or
-        rejections. ``draw`` replaces :meth:`sample_many`. Examples are told apart by a
+        rejections. Candidates come from :meth:`sample_bin`; ``draw``, given, replaces
+        :meth:`sample_many` after :meth:`draw_lengths`. Examples are told apart by a
         128-bit digest of their tokens, so memory grows by about 100 bytes per example
         whatever its length."""
         bin = Bin.parse(bin)
@@ -319,8 +333,11 @@ class Task(ABC):
         seen: set[bytes] = set()
         misses = 0
         while len(seen) < n and misses < max_misses:
-            lengths = self.draw_lengths(rng, bin, max(min(n - len(seen), size), 64))
-            batch = (draw or self.sample_many)(rng, lengths)
+            want = max(min(n - len(seen), size), 64)
+            if draw is None:
+                batch = self.sample_bin(rng, bin, want)
+            else:
+                batch = draw(rng, self.draw_lengths(rng, bin, want))
             before = len(seen)
             for ex in batch:
                 key = _digest(ex.tokens)
@@ -335,7 +352,7 @@ class Task(ABC):
                 if len(seen) == n:
                     break
             if len(seen) == before:  # a draw may drop candidates it rejects itself: misses too
-                misses += len(lengths) - len(batch)
+                misses += want - len(batch)
 
 
 def _digest(tokens: Sequence[str]) -> bytes:
