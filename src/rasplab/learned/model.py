@@ -120,33 +120,40 @@ class Heads(nn.Module):
             torch.stack([0.1 * torch.randn(count, width, generator=g) for g in gens])
         )
 
-    def forward(self, x, mask, tau: float, hard: bool, gen) -> torch.Tensor:
-        """x [S, B, T, N, C], mask [B, T] (real positions) -> new variables [S, B, T, H, C]."""
-        read = lambda p: torch.einsum("sbtnc,shn->sbhtc", x, choose(p, tau, hard, gen))  # noqa: E731
-        q, k, v = read(self.query), read(self.key), read(self.value)
+    def draw(self, tau: float, hard: bool, gen) -> tuple[torch.Tensor, torch.Tensor, object]:
+        """The relaxed (or hard) choices, drawn in a fixed order (query, key, value,
+        predicate, members): read weights [S, 3H, N] (queries, then keys, then values),
+        predicates [S, H, C, C] and, for counting heads, value sets [S, H, C]."""
+        reads = torch.cat(
+            [choose(p, tau, hard, gen) for p in (self.query, self.key, self.value)], 1
+        )
         pred = relaxed_bool(self.predicate, tau, hard, gen)
-        match = torch.einsum("sbhic,shcd,sbhjd->sbhij", q, pred, k)  # [S, B, H, T, T]
-        keys = mask[None, :, None, None, :]
+        members = relaxed_bool(self.members, tau, hard, gen) if self.kind == "count" else None
+        return reads, pred, members
+
+    def attend(self, r, mask, tau: float, hard: bool, pred, members) -> torch.Tensor:
+        """r [S, 3H, B, T, C] (what :meth:`draw`'s weights read: queries, keys, values),
+        mask [B, T] -> new variables [S, H, B, T, C]."""
+        s, h, (b, t, c) = r.shape[0], pred.shape[1], r.shape[2:]
+        q, k, v = r.split(h, 1)
+        qp = torch.matmul(q.reshape(s, h, b * t, c), pred).view(s * h * b, t, c)
+        match = torch.bmm(qp, k.reshape(s * h * b, t, c).transpose(1, 2)).view(s, h, b, t, t)
         if self.kind == "count":
-            members = torch.einsum("sbhjc,shc->sbhj", v, relaxed_bool(self.members, tau, hard, gen))
-            keys = keys.clone()
-            keys[..., 0] = False
-            counts = (match * members[..., None, :] * keys).sum(-1).clamp(max=self.width - 1)
-            levels = torch.arange(self.width, dtype=x.dtype)
+            keys = mask.clone()
+            keys[:, 0] = False  # <bos> is never counted
+            members = (v * members[:, :, None, None, :]).sum(-1)  # [S, H, B, T]
+            counts = (match * (members * keys)[..., None, :]).sum(-1).clamp(max=self.width - 1)
             if hard:
-                out = nn.functional.one_hot(counts.round().long(), self.width).to(x.dtype)
-            else:
-                out = torch.relu(1 - (counts[..., None] - levels).abs())
-        else:
-            t = x.shape[2]
-            order = torch.arange(t, dtype=x.dtype) / (2 * t)
-            score = (match - order).masked_fill(~keys, float("-inf"))
-            if hard:
-                pick = score.argmax(-1)  # leftmost match, else position 0
-                out = torch.gather(v, 3, pick[..., None].expand(-1, -1, -1, -1, self.width))
-            else:
-                out = torch.einsum("sbhij,sbhjc->sbhic", torch.softmax(score / tau, -1), v)
-        return out.permute(0, 1, 3, 2, 4)
+                return nn.functional.one_hot(counts.round().long(), self.width).to(r.dtype)
+            levels = torch.arange(self.width, dtype=r.dtype)
+            return torch.relu(1 - (counts[..., None] - levels).abs())
+        order = torch.arange(t, dtype=r.dtype) / (2 * t)
+        score = (match - order).masked_fill(~mask[None, None, :, None, :], float("-inf"))
+        if hard:
+            pick = score.argmax(-1)  # leftmost match, else position 0
+            return torch.gather(v, 3, pick[..., None].expand(-1, -1, -1, -1, self.width))
+        attn = torch.softmax(score / tau, -1).view(s * h * b, t, t)
+        return torch.bmm(attn, v.reshape(s * h * b, t, c)).view(s, h, b, t, c)
 
 
 class Lookups(nn.Module):
@@ -162,22 +169,52 @@ class Lookups(nn.Module):
             torch.stack([torch.randn(count, width, width, out, generator=g) for g in gens])
         )
 
-    def forward(self, x, tau: float, hard: bool, gen, logits: bool = False) -> torch.Tensor:
-        """x [S, B, T, N, C] -> [S, B, T, M, out]."""
-        a = torch.einsum("sbtnc,smn->sbtmc", x, choose(self.first, tau, hard, gen))
-        b = torch.einsum("sbtnc,smn->sbtmc", x, choose(self.second, tau, hard, gen))
+    def draw(self, tau: float, hard: bool, gen) -> torch.Tensor:
+        """Read weights [S, 2M, N]: the first inputs, then the second (drawn in that order)."""
+        return torch.cat(
+            [choose(self.first, tau, hard, gen), choose(self.second, tau, hard, gen)], 1
+        )
+
+    def lookup(self, r, tau: float, hard: bool, logits: bool = False) -> torch.Tensor:
+        """r [S, 2M, B, T, C] (what :meth:`draw`'s weights read: first inputs, then second)
+        -> [S, M, B, T, out]: the table row of each pair, weighted by how much each pair
+        (a, b) is read."""
+        s, m, c = self.table.shape[0], self.table.shape[1], self.table.shape[2]
         if logits:
             table = self.table
         elif hard:
             table = nn.functional.one_hot(self.table.argmax(-1), self.table.shape[-1])
-            table = table.to(x.dtype)
+            table = table.to(r.dtype)
         else:
             table = torch.softmax(self.table / tau, -1)
-        return torch.einsum("sbtmc,sbtmd,smcde->sbtme", a, b, table)
+        first, second = r.view(s, 2 * m, -1, c).split(m, 1)  # [S, M, B*T, C] each
+        pairs = first[..., :, None] * second[..., None, :]  # [S, M, B*T, C, C]
+        out = torch.matmul(pairs.flatten(3), table.flatten(2, 3))
+        return out.view(s, m, *r.shape[2:4], -1)
+
+
+def read(blocks: list[torch.Tensor], weights: torch.Tensor) -> torch.Tensor:
+    """Weighted sums of variables: ``blocks`` [S, n_i, B, T, C] hold the stream's variables
+    in order (the first block may have a seed dimension of 1), ``weights`` [S, R, N] ->
+    [S, R, B, T, C]. One matrix product per block; the stream is never copied."""
+    s = weights.shape[0]
+    out, lo = None, 0
+    for block in blocks:
+        n = block.shape[1]
+        w = weights[:, :, lo : lo + n]  # [S, R, n]
+        flat = block.expand(s, *block.shape[1:]).flatten(2)  # [S, n, B*T*C]
+        out = torch.bmm(w, flat) if out is None else torch.baddbmm(out, w, flat)
+        lo += n
+    return out.view(s, -1, *blocks[0].shape[2:])
 
 
 class DiscreteTransformer(nn.Module):
-    """S models (one per seed); ``forward(ids, mask, tau, hard)`` gives logits [S, B, T, K]."""
+    """S models (one per seed); ``forward(ids, mask, tau, hard)`` gives logits [S, B, T, K].
+
+    Internally the stream is a list of blocks [S, n, B, T, C] (variables first, so reading
+    variables is one matrix product per block, with no copy), one per layer's heads and MLPs;
+    every Gumbel draw happens in the order of :class:`~rasplab.learned.reference.
+    ReferenceTransformer`, the einsum formulation this forward is tested against."""
 
     def __init__(self, shape: Shape, seeds: tuple[int, ...] = (0,)):
         super().__init__()
@@ -205,26 +242,34 @@ class DiscreteTransformer(nn.Module):
         one.load_state_dict({k: v[index : index + 1].clone() for k, v in self.state_dict().items()})
         return one
 
-    def stream(self, ids, mask, tau: float = 1.0, hard: bool = True, gen=None) -> torch.Tensor:
-        """The residual stream [S, B, T, N, C] for token ids [B, T] and mask [B, T]."""
+    def blocks(self, ids, mask, tau: float = 1.0, hard: bool = True, gen=None) -> list:
+        """The residual stream as blocks [S, n, B, T, C] (the first, tokens and positions,
+        with S = 1; then per layer its heads and its MLPs): see :meth:`stream`."""
         c = self.shape.width
         t = ids.shape[1]
         pos = torch.arange(t).clamp(max=c - 1).expand_as(ids)
         onehot = lambda z: nn.functional.one_hot(z, c).float()  # noqa: E731
-        x = torch.stack([onehot(ids), onehot(pos)], dim=2)
-        x = x.expand(len(self.seeds), *x.shape)
+        blocks = [torch.stack([onehot(ids), onehot(pos)])[None]]  # [1, 2, B, T, C]
+        on = ((0, self.shape.cat_heads), (1, self.shape.count_heads))
         for cat, count, mlp in zip(self.cat, self.count, self.mlp):
-            parts = [x]
-            if self.shape.cat_heads:
-                parts.append(cat(x, mask, tau, hard, gen))
-            if self.shape.count_heads:
-                parts.append(count(x, mask, tau, hard, gen))
-            x = torch.cat(parts, dim=3)
+            kinds = [(cat, count)[i] for i, h in on if h]
+            drawn = [m.draw(tau, hard, gen) for m in kinds]
+            r = read(blocks, torch.cat([d[0] for d in drawn], 1))
+            parts = r.split([d[0].shape[1] for d in drawn], 1)
+            new = [m.attend(p, mask, tau, hard, *d[1:]) for m, p, d in zip(kinds, parts, drawn)]
+            blocks.append(torch.cat(new, 1) if len(new) > 1 else new[0])
             if self.shape.mlps:
-                x = torch.cat([x, mlp(x, tau, hard, gen)], dim=3)
-        return x
+                blocks.append(mlp.lookup(read(blocks, mlp.draw(tau, hard, gen)), tau, hard))
+        return blocks
+
+    def stream(self, ids, mask, tau: float = 1.0, hard: bool = True, gen=None) -> torch.Tensor:
+        """The residual stream [S, B, T, N, C] for token ids [B, T] and mask [B, T]."""
+        blocks = self.blocks(ids, mask, tau, hard, gen)
+        blocks[0] = blocks[0].expand(len(self.seeds), *blocks[0].shape[1:])
+        return torch.cat(blocks, 1).permute(0, 2, 3, 1, 4)
 
     def forward(self, ids, mask, tau: float = 1.0, hard: bool = False, gen=None):
         """Class logits [S, B, T, K] (soft, Gumbel-relaxed; or the discretised model)."""
-        x = self.stream(ids, mask, tau, hard, gen)
-        return self.readout(x, tau, hard, gen, logits=True)[..., 0, :]
+        blocks = self.blocks(ids, mask, tau, hard, gen)
+        r = read(blocks, self.readout.draw(tau, hard, gen))
+        return self.readout.lookup(r, tau, hard, logits=True)[:, 0]  # [S, B, T, K]
