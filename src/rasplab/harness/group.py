@@ -186,11 +186,14 @@ def train_group(
     run_dirs: list[str | Path | None] | None = None,
     resume: bool = True,
     on_finish: Callable[[int, RunResult], None] | None = None,
+    on_step: Callable[[int, int, float], None] | None = None,
 ) -> list[RunResult]:
     """Train ``configs`` as one stacked group; results in the order of ``configs``.
 
     ``on_finish(i, result)`` is called as soon as run ``i`` has finished (the others may
-    still be training), e.g. to store its result at once. The group computes on its runs'
+    still be training), e.g. to store its result at once. ``on_step(i, step, loss)`` receives
+    run ``i``'s training loss of each step, as :func:`~rasplab.harness.train.train`'s
+    ``on_step`` does for a run alone. The group computes on its runs'
     ``train.threads`` (one value: they share a :func:`group_key`), by default on every
     available core (:func:`~rasplab.harness.setup.run_threads`).
     """
@@ -219,11 +222,11 @@ def train_group(
         threads = use_threads(run_threads(configs[0].train))
         for i in active:
             members[i].state["threads"] = threads
-        _loop([members[i] for i in active], done, active)
+        _loop([members[i] for i in active], done, active, on_step)
     return [results[i] for i in range(len(configs))]
 
 
-def _loop(members: list[_Member], done, index: list[int]) -> None:
+def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
     stack = StackedRuns([m.setup.model for m in members])
@@ -255,6 +258,8 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
         for k, (m, cfg, loss) in enumerate(zip(members, cfgs, total.tolist())):
             m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
+            if on_step is not None:
+                on_step(index[k], step, loss)
             stop = step >= cfg.steps
             if step % cfg.eval_every == 0 or stop:
                 stack.store_run(k, m.setup.model)
