@@ -11,7 +11,7 @@ from rasplab.errors import RasplabError
 from rasplab.harness import ResultsStore, run_sweep
 from rasplab.harness.checkpoint import read_checkpoint
 from rasplab.harness.config import experiment_from_dict
-from rasplab.harness.group import _Member, plan_groups, train_group
+from rasplab.harness.group import _Member, group_key, plan_groups, train_group
 from rasplab.harness.setup import FINAL
 from rasplab.harness.train import train
 
@@ -178,6 +178,35 @@ def test_runs_of_one_task_and_seed_share_each_draw_and_still_equal_separate_runs
     monkeypatch.setattr(_Member, "batch", real)
     for config, result in zip(configs, grouped):
         _same(result, train(config))
+
+
+def _with_train(config, **train_options):
+    """``config`` with ``train`` options replaced."""
+    data = config.to_dict()
+    return experiment_from_dict({**data, "train": {**data["train"], **train_options}})
+
+
+@pytest.mark.parametrize("options", [{"param_groups": "mup"}, {"stop_loss": 0.5}])
+def test_runs_the_stacked_step_cannot_follow_train_alone(tiny, options):
+    # per-group learning rates (muP) and stopping on a batch's loss are not in the stacked
+    # step: such runs never share a group, and train_group refuses them
+    plain, other = _configs(tiny, ROWS[:2])
+    special = _with_train(other, **options)
+    assert group_key(plain) is not None and group_key(special) is None
+    assert [len(g) for g in plan_groups([plain, special], 4)] == [1, 1]
+    with pytest.raises(RasplabError, match="must share"):
+        train_group([plain, special])
+
+
+def test_a_diverging_run_leaves_its_group_as_diverged(tiny):
+    steady, wild = _configs(tiny, ROWS[:2])
+    wild = _with_train(wild, lr=1e30, grad_clip=0.0)
+    grouped = train_group([steady, wild])
+    alone = train(wild)
+    assert alone.status == grouped[1].status == "diverged"
+    assert grouped[1].steps == alone.steps < wild.train.steps
+    assert grouped[1].curves == alone.curves
+    _same(grouped[0], train(steady))  # the other run is untouched
 
 
 def _fig1_slice_runs(steps: int) -> list:

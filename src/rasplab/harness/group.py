@@ -17,12 +17,16 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-threads, device CPU, class targets and no packing. :func:`train_group` refuses anything else.
+threads, device CPU, class targets, no packing, one learning rate for all parameters
+(``train.param_groups: single``) and no ``train.stop_loss``. :func:`train_group` refuses
+anything else. A run whose loss becomes non-finite leaves the group as ``diverged``, as it
+stops alone.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +75,8 @@ def group_key(config: ExperimentConfig) -> tuple | None:
 
     cfg = config.train
     if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
+        return None
+    if cfg.param_groups != "single" or cfg.stop_loss > 0:  # not in the stacked step: alone
         return None
     task = build_task(config)
     if task.target_kind == "regression":
@@ -260,6 +266,12 @@ def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
             step = m.state["step"] = m.state["step"] + 1
             if on_step is not None:
                 on_step(index[k], step, loss)
+            if not math.isfinite(loss):  # as train() does: stored as diverged, never done
+                m.state["diverged"] = True
+                stack.store_run(k, m.setup.model)
+                m.state["metrics"] = _metrics_json(m._metrics())
+                done(index[k], m.finish())
+                continue
             stop = step >= cfg.steps
             if step % cfg.eval_every == 0 or stop:
                 stack.store_run(k, m.setup.model)
