@@ -108,33 +108,33 @@ def loss_drift(sweep: dict, seeds: int, batch_runs: int) -> dict:
     from rasplab.harness.train import train
 
     runs = [with_threads(c, 1, 1) for c in sweep_from_dict(sweep).expand() if c.seed < seeds]
-    grouped: dict[int, list[float]] = {i: [] for i in range(len(runs))}
-    results: dict[int, object] = {}
-    start = 0
-    for group in plan_groups(runs, batch_runs):
-        first = start
+    grouped: dict[str, list[float]] = {c.hash(): [] for c in runs}
+    results: dict[str, object] = {}
+    for group in plan_groups(runs, batch_runs):  # groups need not keep the runs' order
 
-        def record(i: int, step: int, loss: float, first: int = first) -> None:
-            grouped[first + i].append(loss)
+        def record(i: int, step: int, loss: float, group: list = group) -> None:
+            grouped[group[i].hash()].append(loss)
 
-        for i, result in enumerate(train_group(group, on_step=record)):
-            results[first + i] = result
-        start += len(group)
+        for config, result in zip(group, train_group(group, on_step=record)):
+            results[config.hash()] = result
     per_run = []
-    for i, config in enumerate(runs):
+    for config in runs:
         alone: list[float] = []
         result = train(config, on_step=lambda step, loss, alone=alone: alone.append(loss))
-        diff = [abs(a - b) for a, b in zip(alone, grouped[i])]
+        mine = grouped[config.hash()]
+        diff = [abs(a - b) for a, b in zip(alone, mine)]
         over = next((s + 1 for s, d in enumerate(diff) if d > DRIFT_TOLERANCE), None)
         per_run.append(
             {
                 "run": f"{config.task}/{config.variant}/seed {config.seed}",
-                "steps": [len(alone), len(grouped[i])],
+                "steps": [len(alone), len(mine)],
                 "step1": diff[0],
                 "first10": max(diff[:10]),
                 "first_step_over": over,
                 "at_step": {s: diff[s - 1] for s in (25, 50, 75, 100, 150, 250) if s <= len(diff)},
-                "accuracy": max(abs(x - results[i].bins[k]) for k, x in result.bins.items()),
+                "accuracy": max(
+                    abs(x - results[config.hash()].bins[k]) for k, x in result.bins.items()
+                ),
             }
         )
     overs = [r["first_step_over"] for r in per_run if r["first_step_over"] is not None]
