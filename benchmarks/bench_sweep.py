@@ -13,10 +13,17 @@ a group per worker task), ``separate`` as a sweep runs them without ``--batch-ru
 at a time in each worker process. CPU time counts this process and its worker processes
 (``time.process_time`` plus the reaped children's ``getrusage`` time), so the workers'
 start-up and imports count on both sides. The JSON also reports how far the two sides'
-accuracies differ (they train the same runs, so only float rounding separates them).
+accuracies differ (``max_accuracy_difference``: they train the same runs, so only float
+rounding separates them) and, untimed, where that difference comes from (``loss_drift``):
+the slice's first ``--drift-seeds`` seeds (default 1) of every task and variant trained
+again in this process, grouped (stacked among themselves, groups of up to K) and alone, with
+every step's training loss recorded (``on_step``), giving per run the loss difference at
+step 1, the largest in the first 10 steps, the first step where the two differ by more than
+1e-4, and the largest accuracy difference of the two final evaluations. ``--drift-only``
+runs just that part (a few minutes) and prints ``{"loss_drift": ..}``.
 
 Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
-"cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., ...}``.
+"cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., "loss_drift": {..}, ...}``.
 
 ``--fixed`` instead times a fixed amount of work per model size, without early stopping, in
 this process: ``--batch-runs`` seeds of tomita4 with APE (200 steps of batch 32, one
@@ -34,6 +41,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
+import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -78,6 +86,68 @@ def timed(sweep: dict, db: Path, batch_runs: int, workers: int) -> float:
     if summary.failed:
         raise SystemExit(f"{summary.failed} runs failed in the {batch_runs=} sweep")
     return cpu_seconds() - start
+
+
+#: losses further apart than this count as "differ" in :func:`loss_drift`
+DRIFT_TOLERANCE = 1e-4
+
+
+def loss_drift(sweep: dict, seeds: int, batch_runs: int) -> dict:
+    """Step-by-step training losses of the slice's seeds ``0..seeds-1``, grouped vs alone.
+
+    The chosen runs (every task and variant) are trained once as groups of up to
+    ``batch_runs`` (:func:`~rasplab.harness.group.plan_groups` over them alone) and once each
+    alone, one thread, in this process; ``per_run`` lists, for each run, ``step1`` (the
+    absolute loss difference at step 1), ``first10`` (the largest in steps 1-10),
+    ``first_step_over`` (the first step where the losses differ by more than
+    :data:`DRIFT_TOLERANCE`, None if never), ``at_step`` (the difference at a few steps:
+    how it grows) and ``accuracy`` (the largest difference of the final accuracies).
+    """
+    from rasplab.harness.group import plan_groups, train_group
+    from rasplab.harness.sweep import with_threads
+    from rasplab.harness.train import train
+
+    runs = [with_threads(c, 1, 1) for c in sweep_from_dict(sweep).expand() if c.seed < seeds]
+    grouped: dict[str, list[float]] = {c.hash(): [] for c in runs}
+    results: dict[str, object] = {}
+    for group in plan_groups(runs, batch_runs):  # groups need not keep the runs' order
+
+        def record(i: int, step: int, loss: float, group: list = group) -> None:
+            grouped[group[i].hash()].append(loss)
+
+        for config, result in zip(group, train_group(group, on_step=record)):
+            results[config.hash()] = result
+    per_run = []
+    for config in runs:
+        alone: list[float] = []
+        result = train(config, on_step=lambda step, loss, alone=alone: alone.append(loss))
+        mine = grouped[config.hash()]
+        diff = [abs(a - b) for a, b in zip(alone, mine)]
+        over = next((s + 1 for s, d in enumerate(diff) if d > DRIFT_TOLERANCE), None)
+        per_run.append(
+            {
+                "run": f"{config.task}/{config.variant}/seed {config.seed}",
+                "steps": [len(alone), len(mine)],
+                "step1": diff[0],
+                "first10": max(diff[:10]),
+                "first_step_over": over,
+                "at_step": {s: diff[s - 1] for s in (25, 50, 75, 100, 150, 250) if s <= len(diff)},
+                "accuracy": max(
+                    abs(x - results[config.hash()].bins[k]) for k, x in result.bins.items()
+                ),
+            }
+        )
+    overs = [r["first_step_over"] for r in per_run if r["first_step_over"] is not None]
+    return {
+        "tolerance": DRIFT_TOLERANCE,
+        "runs": len(per_run),
+        "max_step1_difference": max(r["step1"] for r in per_run),
+        "max_difference_first_10_steps": max(r["first10"] for r in per_run),
+        "earliest_step_over_tolerance": min(overs) if overs else None,
+        "runs_never_over_tolerance": len(per_run) - len(overs),
+        "max_accuracy_difference": max(r["accuracy"] for r in per_run),
+        "per_run": per_run,
+    }
 
 
 def fixed_work(batch_runs: int, steps: int = 200) -> dict:
@@ -130,13 +200,24 @@ def main() -> None:
     parser.add_argument("--batch-runs", type=int, default=15)
     parser.add_argument("--workers", type=int, default=2, help="worker processes per side")
     parser.add_argument("--fixed", action="store_true", help="fixed work per model size")
+    parser.add_argument(
+        "--drift-seeds", type=int, default=1, help="seeds per task and variant in loss_drift"
+    )
+    parser.add_argument("--drift-only", action="store_true", help="only the loss_drift part")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.fixed:
         result = {"fixed_work": fixed_work(args.batch_runs), "batch_runs": args.batch_runs}
         print(json.dumps(result | {"load_average": os.getloadavg()[0]}))
         return
+    if args.drift_seeds < 1 or args.drift_seeds > args.seeds:
+        print(f"--drift-seeds must be 1..{args.seeds}; got {args.drift_seeds}", file=sys.stderr)
+        raise SystemExit(2)
     sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
+    if args.drift_only:
+        drift = loss_drift(sweep, args.drift_seeds, args.batch_runs)
+        print(json.dumps({"loss_drift": drift, "load_average": os.getloadavg()[0]}))
+        return
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
         cpu = {
@@ -151,6 +232,7 @@ def main() -> None:
                 for k, x in r.metrics["bins"].items()
             )
     per_hour = {k: len(runs) / (v / 3600) for k, v in cpu.items()}
+    drift = loss_drift(sweep, args.drift_seeds, args.batch_runs)
     print(
         json.dumps(
             {
@@ -164,6 +246,7 @@ def main() -> None:
                 "seeds": args.seeds,
                 "max_steps": args.steps,
                 "max_accuracy_difference": diff,
+                "loss_drift": drift,
                 "load_average": os.getloadavg()[0],
             }
         )

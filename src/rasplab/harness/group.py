@@ -17,12 +17,16 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-threads, device CPU, class targets and no packing. :func:`train_group` refuses anything else.
+threads, device CPU, class targets, no packing, one learning rate for all parameters
+(``train.param_groups: single``) and no ``train.stop_loss``. :func:`train_group` refuses
+anything else. A run whose loss becomes non-finite leaves the group as ``diverged``, as it
+stops alone.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +75,8 @@ def group_key(config: ExperimentConfig) -> tuple | None:
 
     cfg = config.train
     if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
+        return None
+    if cfg.param_groups != "single" or cfg.stop_loss > 0:  # not in the stacked step: alone
         return None
     task = build_task(config)
     if task.target_kind == "regression":
@@ -186,11 +192,14 @@ def train_group(
     run_dirs: list[str | Path | None] | None = None,
     resume: bool = True,
     on_finish: Callable[[int, RunResult], None] | None = None,
+    on_step: Callable[[int, int, float], None] | None = None,
 ) -> list[RunResult]:
     """Train ``configs`` as one stacked group; results in the order of ``configs``.
 
     ``on_finish(i, result)`` is called as soon as run ``i`` has finished (the others may
-    still be training), e.g. to store its result at once. The group computes on its runs'
+    still be training), e.g. to store its result at once. ``on_step(i, step, loss)`` receives
+    run ``i``'s training loss of each step, as :func:`~rasplab.harness.train.train`'s
+    ``on_step`` does for a run alone. The group computes on its runs'
     ``train.threads`` (one value: they share a :func:`group_key`), by default on every
     available core (:func:`~rasplab.harness.setup.run_threads`).
     """
@@ -219,11 +228,11 @@ def train_group(
         threads = use_threads(run_threads(configs[0].train))
         for i in active:
             members[i].state["threads"] = threads
-        _loop([members[i] for i in active], done, active)
+        _loop([members[i] for i in active], done, active, on_step)
     return [results[i] for i in range(len(configs))]
 
 
-def _loop(members: list[_Member], done, index: list[int]) -> None:
+def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
     stack = StackedRuns([m.setup.model for m in members])
@@ -255,6 +264,14 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
         for k, (m, cfg, loss) in enumerate(zip(members, cfgs, total.tolist())):
             m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
+            if on_step is not None:
+                on_step(index[k], step, loss)
+            if not math.isfinite(loss):  # as train() does: stored as diverged, never done
+                m.state["diverged"] = True
+                stack.store_run(k, m.setup.model)
+                m.state["metrics"] = _metrics_json(m._metrics())
+                done(index[k], m.finish())
+                continue
             stop = step >= cfg.steps
             if step % cfg.eval_every == 0 or stop:
                 stack.store_run(k, m.setup.model)

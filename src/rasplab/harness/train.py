@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -149,8 +150,13 @@ def train(
     run_dir: str | Path | None = None,
     resume: bool = True,
     progress: bool = False,
+    on_step: Callable[[int, float], None] | None = None,
 ) -> RunResult:
     """Train and evaluate one run; with ``run_dir``, checkpoint there and resume from it.
+
+    ``on_step(step, loss)`` (if given) receives each step's training loss (the batch's loss
+    plus any regularizer: the values the curves average) right after the step, e.g. to
+    compare a run step by step with the same run trained in a group (:func:`train_group`).
 
     The run computes on ``train.threads`` CPU threads, by default on every available core
     (:func:`~rasplab.harness.setup.run_threads`; a sweep divides the cores among its workers).
@@ -158,7 +164,7 @@ def train(
     setup, optimizer, state, run_path = start_run(config, run_dir, resume)
     if not state["done"]:
         state["threads"] = use_threads(run_threads(config.train))
-        state = _loop(config, setup, optimizer, state, run_path, progress)
+        state = _loop(config, setup, optimizer, state, run_path, progress, on_step)
     return finish_result(config, setup, state, run_path)
 
 
@@ -228,7 +234,7 @@ def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path |
     return result
 
 
-def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
+def _loop(config, setup, optimizer, state, run_path, progress, on_step=None) -> dict:
     """The training loop from ``state["step"]``; returns the final state (``done`` set)."""
     cfg = config.train
     model, encoder, P, id_bins = setup.model, setup.encoder, setup.positions, setup.id_bins
@@ -263,6 +269,8 @@ def _loop(config, setup, optimizer, state, run_path, progress) -> dict:
         losses.append(loss.item())
         step += 1
         state["step"] = step
+        if on_step is not None:
+            on_step(step, losses[-1])
         if not math.isfinite(losses[-1]):  # stored as ``diverged``, never as ``done``
             state["diverged"] = True
             state["metrics"] = _metrics_json(run_eval())
