@@ -178,3 +178,64 @@ def test_runs_of_one_task_and_seed_share_each_draw_and_still_equal_separate_runs
     monkeypatch.setattr(_Member, "batch", real)
     for config, result in zip(configs, grouped):
         _same(result, train(config))
+
+
+def _bounds_configs(rows, steps=6, stop_loss=0.0):
+    """Seed 004's model (1 layer, 1 head, d = 16, μP init, μP attention scale, μP learning
+    rates, regression at the last position) on (task, options, seed) rows."""
+    out = []
+    for task, options, seed in rows:
+        out.append(experiment_from_dict({
+            "task": task, "task_options": options, "seed": seed,
+            "model": {"pe": "ape", "layers": 1, "heads": 1, "width": 16, "mlp_ratio": 16,
+                      "init": "mup", "attn_scale": "mup"},
+            "train": {"steps": steps, "batch_size": 32, "lr": 0.01, "param_groups": "mup",
+                      "schedule": "constant", "grad_clip": 0.0, "early_stop": False,
+                      "eval_every": 3, "threads": 1, "bin": "1-12", "stop_loss": stop_loss},
+            "eval": {"size": 20, "batch_size": 20, "bins": ["16-16", "24-24"]},
+        }))  # fmt: skip
+    return out
+
+
+BOUNDS_ROWS = [
+    ("simple_task", {"omega": 2.0}, 0),
+    ("simple_task", {"omega": 2.0}, 1),
+    ("modp_task", {"p": 3, "k": 1}, 0),  # another vocabulary: a group of its own
+]
+
+
+def test_regression_mup_runs_group_and_equal_separate_runs(tmp_path):
+    configs = _bounds_configs(BOUNDS_ROWS[:2])
+    assert len(plan_groups(configs, 8)) == 1
+    grouped = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])
+    for i, (config, result) in enumerate(zip(configs, grouped)):
+        alone = train(config, run_dir=tmp_path / f"s{i}")
+        _same(result, alone)
+        for name in result.mse:
+            assert result.mse[name] == pytest.approx(alone.mse[name], rel=1e-3)
+        g, _ = read_checkpoint(tmp_path / f"g{i}" / FINAL)
+        s, _ = read_checkpoint(tmp_path / f"s{i}" / FINAL)
+        for name in s:  # μP's 1/width rates on hidden matrices: a wrong scale moves them ~16x
+            a, b = g[name], s[name]
+            if name.endswith("attn.qkv.bias"):  # the key bias shifts every logit of a query
+                # equally: its true gradient is 0 and Adam turns float noise into steps
+                a, b = torch.cat([a[:16], a[32:]]), torch.cat([b[:16], b[32:]])
+            torch.testing.assert_close(a, b, rtol=1e-3, atol=2e-5)
+
+
+def test_regression_runs_of_another_vocabulary_are_not_mixed():
+    configs = _bounds_configs(BOUNDS_ROWS)
+    assert sorted(len(g) for g in plan_groups(configs, 8)) == [1, 2]
+
+
+def test_stop_loss_in_a_group_stops_each_run_where_it_stops_alone():
+    # a loss threshold both runs cross, at different steps (17 and 36 when this was written):
+    # the first leaves the group, the other trains on
+    configs = _bounds_configs(BOUNDS_ROWS[:2], steps=40, stop_loss=0.3)
+    grouped = train_group(configs)
+    for config, result in zip(configs, grouped):
+        alone = train(config)
+        assert result.loss_reached_step == alone.loss_reached_step
+        assert result.steps == alone.steps and result.stopped_early == alone.stopped_early
+    reached = [r.loss_reached_step for r in grouped]
+    assert None not in reached and len(set(reached)) == 2

@@ -17,7 +17,10 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-threads, device CPU, class targets and no packing. :func:`train_group` refuses anything else.
+threads, device CPU, target kind (classes or regression) and no packing.
+:func:`train_group` refuses anything else. Each run keeps its own learning rate, schedule,
+optimizer groups (``train.param_groups``, e.g. μP's), clipping and stopping rules (early
+stopping at 100%, or ``train.stop_loss`` on its training loss).
 """
 
 from __future__ import annotations
@@ -34,7 +37,14 @@ from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.evaluate import evaluate
 from rasplab.harness.setup import CHECKPOINT, FINAL, run_threads
-from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss, token_layout
+from rasplab.harness.stacked import (
+    StackedRuns,
+    per_run,
+    scored_tokens,
+    stackable,
+    stacked_loss,
+    token_layout,
+)
 from rasplab.harness.train import (
     RunResult,
     _metrics_json,
@@ -73,14 +83,12 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
         return None
     task = build_task(config)
-    if task.target_kind == "regression":
-        return None
     encoder = Encoder(task)
     train_bin, test_bins = run_bins(config, task)
     positions = max_positions(task, [train_bin, *test_bins], run_splits(config, task, test_bins))
     offsets = config.model.pe == "ape" if cfg.random_offset is None else cfg.random_offset
     return (config.model, encoder.vocab_size, encoder.num_outputs, positions, cfg.batch_size,
-            bool(offsets), cfg.threads)  # fmt: skip
+            bool(offsets), cfg.threads, task.target_kind == "regression")  # fmt: skip
 
 
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
@@ -226,7 +234,9 @@ def train_group(
 def _loop(members: list[_Member], done, index: list[int]) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
-    stack = StackedRuns([m.setup.model for m in members])
+    stack = StackedRuns(
+        [m.setup.model for m in members], [m.config.train.param_groups for m in members]
+    )
     for k, m in enumerate(members):
         stack.load_run(k, m.setup.model, m.optimizer)
     cfgs = [m.config.train for m in members]
@@ -240,7 +250,8 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
         layout = token_layout(batches, [m.setup.encoder.pad_id for m in members])
         lr = per_run([c.lr * lr_factor(m.state["step"], c) for c, m in zip(cfgs, members)])
         params = stack.params  # one view of the flat weights for the forward and the penalty
-        losses = stacked_loss(stack.forward(layout, params), layout)
+        picked = scored_tokens(layout)  # the last block computes only where a loss reads it
+        losses = stacked_loss(stack.forward(layout, params, picked), layout, picked)
         total = losses + _penalties(params, stack.config, cfgs)
         stack.zero_grad()
         total.sum().backward()
@@ -256,9 +267,15 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
             m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
             stop = step >= cfg.steps
-            if step % cfg.eval_every == 0 or stop:
+            reached = loss < cfg.stop_loss  # stop_loss 0 (off) is never reached
+            if reached:
+                m.state["loss_reached_step"] = step
+            if step % cfg.eval_every == 0 or stop or reached:
                 stack.store_run(k, m.setup.model)
                 stop = m.evaluate() or stop
+                if reached:
+                    m.state["stopped_early"] = step < cfg.steps
+                    stop = True
             every = cfg.checkpoint_every or cfg.eval_every
             if stop:
                 stack.store_run(k, m.setup.model)
