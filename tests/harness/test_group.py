@@ -7,13 +7,18 @@ import copy
 import pytest
 import torch
 
+from rasplab.bins import Bin
 from rasplab.errors import RasplabError
 from rasplab.harness import ResultsStore, run_sweep
 from rasplab.harness.checkpoint import read_checkpoint
 from rasplab.harness.config import experiment_from_dict
+from rasplab.harness.encoding import Encoder
 from rasplab.harness.group import _Member, plan_groups, train_group
 from rasplab.harness.setup import FINAL
+from rasplab.harness.stacked import token_layout
 from rasplab.harness.train import train
+from rasplab.seeding import generator
+from rasplab.tasks import get_task
 
 
 def _configs(tiny, rows):
@@ -239,3 +244,44 @@ def test_stop_loss_in_a_group_stops_each_run_where_it_stops_alone():
         assert result.steps == alone.steps and result.stopped_early == alone.stopped_early
     reached = [r.loss_reached_step for r in grouped]
     assert None not in reached and len(set(reached)) == 2
+
+
+def _layout_by_rows(batches, pad_ids, chunk_rows):
+    """The token layout written out row by row from its definition (each run's rows sorted
+    stably by length, cut into chunks, each row right-padded to its chunk's longest row)."""
+    B = batches[0].input_ids.shape[0]
+    orders = [sorted(range(B), key=lambda i, b=b: int(b.pad_mask[i].sum())) for b in batches]
+    out = {"ids": [], "positions": [], "targets": [], "scored": []}
+    for b, order, pad in zip(batches, orders, pad_ids):
+        ids, pos, tgt, sc = [], [], [], []
+        for lo in range(0, B, chunk_rows):
+            T = max(int(bb.pad_mask[o[i]].sum()) for bb, o in zip(batches, orders)
+                    for i in range(lo, min(lo + chunk_rows, B)))  # fmt: skip
+            for i in order[lo : lo + chunk_rows]:
+                off = int(b.offsets[i]) if b.offsets is not None else 0
+                for t in range(T):
+                    inside = t < b.input_ids.shape[1]
+                    ids.append(int(b.input_ids[i, t]) if inside else pad)
+                    pos.append(off + t)
+                    tgt.append(b.targets[i, t].item() if inside else -100)
+                    sc.append(bool(b.scored[i, t]) if inside else False)
+        for k, v in zip(out, (ids, pos, tgt, sc)):
+            out[k].append(v)
+    return out
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 3, 8])
+def test_token_layout_equals_the_row_by_row_layout(chunk_rows):
+    batches, pads = [], []
+    for name, opts, seed in [("simple_task", {"omega": 2.0}, 0), ("simple_task", {}, 1),
+                             ("toy_majority", {}, 2)]:  # fmt: skip
+        enc = Encoder(get_task(name, **opts))
+        bin = Bin(1, 9) if name != "toy_majority" else enc.task.train_bin
+        batches.append(enc.train_batch(generator(seed, "l"), bin, 20, 40 if seed else None))
+        pads.append(enc.pad_id)
+    # regression (offsets in one run only); classes, one draw shared by two runs
+    for group, pad in ((batches[:2], pads[:2]), ([batches[2]] * 2, [pads[2]] * 2)):
+        lay = token_layout(group, pad, chunk_rows)
+        want = _layout_by_rows(group, pad, chunk_rows)
+        assert lay.ids.tolist() == want["ids"] and lay.positions.tolist() == want["positions"]
+        assert lay.targets.tolist() == want["targets"] and lay.scored.tolist() == want["scored"]

@@ -113,7 +113,9 @@ class StackedRuns:
         trainer's optimizer groups of ``kind`` (:func:`parameter_groups`)."""
         from rasplab.harness.param_groups import parameter_groups
 
-        scale = {id(p): g["lr_scale"] for g in parameter_groups(model, 0.0, kind) for p in g["params"]}
+        scale = {
+            id(p): g["lr_scale"] for g in parameter_groups(model, 0.0, kind) for p in g["params"]
+        }
         named = dict(model.named_parameters())
         return torch.cat(
             [torch.full((k,), float(scale[id(named[n])])) for n, k in zip(self.names, self.sizes)]
@@ -290,8 +292,8 @@ def _block(
         parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
     a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
     if picked is not None:
-        index = picked[..., None].expand(-1, -1, D)
-        x, a = x.gather(1, index), a.gather(1, index)
+        runs = torch.arange(R)[:, None]
+        x, a = x[runs, picked], a[runs, picked]  # [R, M, D]
     x = x + _linear(p, a, prefix + "attn.out.")
     h = _norm(p, x, prefix + "ln2.")
     return x + _linear(p, F.gelu(_linear(p, h, prefix + "mlp.up.")), prefix + "mlp.down.")
@@ -312,7 +314,7 @@ class TokenLayout:
 
     ids: torch.Tensor  # [R, N] token ids (each run's pad id at padding)
     positions: torch.Tensor  # [R, N] APE position (offset + t) of each token
-    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored
+    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored (regression: floats)
     scored: torch.Tensor  # [R, N] bool
     chunks: list  # (start, rows, T) per chunk
 
@@ -337,6 +339,16 @@ def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> Toke
         T = int(lengths[:, lo : lo + rows].max())
         chunks.append((start, rows, T))
         start += rows * T
+    # every token of the layout as (slot, t): the slot-th row in length order, position t
+    rows_of = torch.tensor([rows for _, rows, _ in chunks])
+    T_of = torch.tensor([T for _, _, T in chunks])
+    first_slot = torch.arange(0, B, chunk_rows)
+    per_token = torch.repeat_interleave(torch.arange(len(chunks)), rows_of * T_of)  # chunk
+    within = torch.arange(start) - torch.repeat_interleave(
+        torch.tensor([s for s, _, _ in chunks]), rows_of * T_of
+    )
+    slot = first_slot[per_token] + within // T_of[per_token]
+    t = within % T_of[per_token]
     fields = {"ids": [], "positions": [], "targets": [], "scored": []}
     done: dict = {}  # a batch shared by several runs (same draw, same pad id) is laid out once
     for b, order, pad in zip(batches, orders, pad_ids):
@@ -345,21 +357,16 @@ def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> Toke
                 fields[k].append(fields[k][done[id(b), pad]])
             continue
         done[id(b), pad] = len(fields["ids"])
-        offsets = b.offsets[order] if b.offsets is not None else torch.zeros(B, dtype=torch.long)
-        parts = {k: [] for k in fields}
-        for (_, rows, T), lo in zip(chunks, range(0, B, chunk_rows)):
-            sel = order[lo : lo + rows]
-            width = min(T, b.input_ids.shape[1])
-            grow = T - width
-            ids = F.pad(b.input_ids[sel, :width], (0, grow), value=pad)
-            parts["ids"].append(ids.reshape(-1))
-            parts["positions"].append((offsets[lo : lo + rows, None] + torch.arange(T)).reshape(-1))
-            parts["targets"].append(
-                F.pad(b.targets[sel, :width], (0, grow), value=-100).reshape(-1)
-            )
-            parts["scored"].append(F.pad(b.scored[sel, :width], (0, grow), value=False).reshape(-1))
-        for k in fields:
-            fields[k].append(torch.cat(parts[k]))
+        row = order[slot]
+        inside = t < b.input_ids.shape[1]  # past the batch's width: padding of the chunk
+        at = (row, t.clamp_max(b.input_ids.shape[1] - 1))
+        fields["ids"].append(torch.where(inside, b.input_ids[at], pad))
+        offsets = b.offsets[row] if b.offsets is not None else torch.zeros_like(row)
+        fields["positions"].append(offsets + t)
+        fields["targets"].append(
+            torch.where(inside, b.targets[at], torch.tensor(-100, dtype=b.targets.dtype))
+        )
+        fields["scored"].append(inside & b.scored[at])
     return TokenLayout(**{k: torch.stack(v) for k, v in fields.items()}, chunks=chunks)
 
 
