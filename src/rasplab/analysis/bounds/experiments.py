@@ -160,9 +160,14 @@ def make_figure(
     workers: int | None = None,
     progress: bool = True,
     config: str | Path | None = None,
+    batch_runs: int = 8,
 ) -> dict:
     """Run (or resume) the figure's sweep and write ``fig{n}.png``, ``fig{n}.md``, ``fig{n}.json``
-    under ``out``; returns the JSON summary."""
+    under ``out``; returns the JSON summary.
+
+    ``batch_runs``: up to that many runs (e.g. the seeds of one setting) train as one stacked
+    group (:mod:`rasplab.harness.group`; the same runs as separately, up to float rounding,
+    several times fewer CPU seconds per step: ``benchmarks/bench_bounds.py``)."""
     from rasplab.analysis.bounds import plots
     from rasplab.harness.sweep import run_sweep
     from rasplab.harness.sweepconfig import load_sweep
@@ -170,10 +175,12 @@ def make_figure(
     _, option, label = check_figure(figure)
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise RasplabError(f"--epsilon must be a finite number > 0; got {epsilon!r}")
+    if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
     sweep = load_sweep(config if config is not None else config_path(figure, quick))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    run_sweep(sweep, db, workers=workers, progress=progress)
+    run_sweep(sweep, db, workers=workers, progress=progress, batch_runs=batch_runs)
     experiments = sweep.expand()
     curves = collect_curves(experiments, db, option)
     if not curves:
