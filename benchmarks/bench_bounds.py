@@ -7,18 +7,21 @@ One setting of a bounds sweep config (the x option at ``--value``, training bin 
 config's batch size, 1,024 in the paper protocol) at seeds 0..K-1, ``--steps`` steps each,
 on one thread, timed in CPU seconds of this process (``time.process_time``):
 
-* ``separate``: the K runs one after another through :func:`rasplab.harness.train.train`
-  (the path a sweep without ``--batch-runs`` takes: the full model at every token);
-* ``grouped``: the K runs as one stacked group, :func:`rasplab.harness.group.train_group`
+* ``separate`` (before): the K runs one after another through
+  :func:`rasplab.harness.train.train` (the path a sweep without ``--batch-runs`` takes: the
+  full model at every token), drawing batches through the per-example path (``sample_many``,
+  ``Example`` objects, ``Encoder.encode``) as before the array path existed;
+* ``grouped`` (after): the K runs as one stacked group, :func:`rasplab.harness.group.train_group`
   (one forward/backward for all K; the last block past its attention only at the scored
-  last position).
+  last position; batches drawn as arrays, ``sample_arrays``).
 
 Both evaluate once at the end on one small test bin (16 tokens, 50 examples), so that the
-numbers are training steps. ``data`` times the batch draw alone (``Encoder.train_batch``,
-included in both sides) per run-step. Output: ``{"run_steps_per_cpu_second": {"separate":
-.., "grouped": ..}, "ratio": .., "cpu_ms_per_run_step": {...}, "loss_difference": ..}``;
-``loss_difference`` is the largest difference of the runs' mean training loss between the
-two sides (the same runs: only float rounding separates them).
+numbers are training steps. ``data`` times the batch draw alone per step, through both paths
+(``data_ratio``: examples / arrays). Output: ``{"run_steps_per_cpu_second": {"separate": ..,
+"grouped": ..}, "ratio": .., "cpu_ms_per_run_step": {...}, "data_ratio": ..,
+"loss_difference": ..}``; ``loss_difference`` is the largest difference of the runs' mean
+training loss between the two sides (the same runs and batches: only float rounding
+separates them).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path  # noqa: E402
 import torch  # noqa: E402
 
 from rasplab.harness.config import experiment_from_dict  # noqa: E402
+from rasplab.harness.encoding import Encoder  # noqa: E402
 from rasplab.harness.group import train_group  # noqa: E402
 from rasplab.harness.setup import prepare_run  # noqa: E402
 from rasplab.harness.sweepconfig import load_sweep  # noqa: E402
@@ -62,6 +66,21 @@ def configs(args) -> list:
     return out
 
 
+def example_path(fn):
+    """``fn()`` with every encoder drawing training batches through the per-example path."""
+    real = Encoder.__init__
+
+    def init(self, task):
+        real(self, task)
+        self._arrays = False
+
+    Encoder.__init__ = init
+    try:
+        return fn()
+    finally:
+        Encoder.__init__ = real
+
+
 def timed(fn):
     """(result, CPU seconds) of ``fn()``."""
     start = time.process_time()
@@ -81,7 +100,7 @@ def main() -> None:
     torch.set_num_threads(1)
     runs = configs(args)
     run_steps = len(runs) * args.steps
-    separate, t_sep = timed(lambda: [train(c) for c in runs])
+    separate, t_sep = timed(lambda: example_path(lambda: [train(c) for c in runs]))
     grouped, t_grp = timed(lambda: train_group(runs))
     setup = prepare_run(runs[0])
     P = setup.positions if setup.offsets else None
@@ -93,6 +112,8 @@ def main() -> None:
                                       batch, P, 0)  # fmt: skip
 
     _, t_data = timed(draws)
+    setup.encoder._arrays = False
+    _, t_examples = timed(draws)
     diff = max(
         abs(a["loss"] - b["loss"])
         for g, s in zip(grouped, separate)
@@ -106,7 +127,9 @@ def main() -> None:
         "ratio": t_sep / t_grp,
         "cpu_ms_per_run_step": {"separate": 1e3 * t_sep / run_steps,
                                 "grouped": 1e3 * t_grp / run_steps,
-                                "data": 1e3 * t_data / args.steps},
+                                "data_arrays": 1e3 * t_data / args.steps,
+                                "data_examples": 1e3 * t_examples / args.steps},
+        "data_ratio": t_examples / t_data,
         "loss_difference": diff,
     }, indent=1))  # fmt: skip
 

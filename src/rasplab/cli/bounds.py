@@ -1,7 +1,8 @@
 """CLI subcommands for the quantitative length bound (seed 004): ``rasplab bounds figure | margin``.
 
 ``figure 1|2|3 [--quick] [--db PATH] [--out DIR] [--epsilon E] [--batch-runs K] [--json]``
-runs (or resumes) the figure's sweep (up to K runs, default 8, trained as one stacked group) (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
+runs (or resumes) the figure's sweep (up to K runs trained as one stacked group, by default
+the seeds of one setting) (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
 ``fig{n}.md`` and ``fig{n}.json`` under ``--out``; ``--json`` prints the summary
 (``figure``, ``slope``, ``intercept``, ``r2``, ``points``, ...). ``margin RUN_DIR`` prints
 γ, L, Δ, τ and Theorem 4.1's N for a finished one-layer run.
@@ -42,7 +43,10 @@ def figure_command(
     config: str = typer.Option(None, "--config", metavar="YAML", help="Another sweep config."),
     workers: int = typer.Option(None, "--workers", metavar="N", help="Worker processes."),
     batch_runs: int = typer.Option(
-        8, "--batch-runs", metavar="K", help="Train up to K runs as one stacked group (1: alone)."
+        None,
+        "--batch-runs",
+        metavar="K",
+        help="Train up to K runs as one stacked group (default: the seeds of a setting; 1: alone).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
 ) -> None:
