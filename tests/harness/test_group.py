@@ -285,3 +285,16 @@ def test_token_layout_equals_the_row_by_row_layout(chunk_rows):
         want = _layout_by_rows(group, pad, chunk_rows)
         assert lay.ids.tolist() == want["ids"] and lay.positions.tolist() == want["positions"]
         assert lay.targets.tolist() == want["targets"] and lay.scored.tolist() == want["scored"]
+
+
+def test_a_diverging_run_leaves_the_group_as_diverged_and_the_others_go_on(tiny):
+    configs = _configs(tiny, ROWS[:2])
+    data = configs[0].to_dict()
+    data["train"].update(lr=1e30, grad_clip=0.0)
+    configs[0] = experiment_from_dict(data)
+    grouped = train_group(configs)
+    alone = [train(c) for c in configs]
+    assert grouped[0].status == alone[0].status == "diverged"
+    assert grouped[0].steps == alone[0].steps < configs[0].train.steps
+    assert grouped[1].status == "done"
+    _same(grouped[1], alone[1])

@@ -26,6 +26,7 @@ stopping at 100%, or ``train.stop_loss`` on its training loss).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -266,6 +267,12 @@ def _loop(members: list[_Member], done, index: list[int]) -> None:
         for k, (m, cfg, loss) in enumerate(zip(members, cfgs, total.tolist())):
             m.losses.append(loss)
             step = m.state["step"] = m.state["step"] + 1
+            if not math.isfinite(loss):  # as the separate trainer: ``diverged``, never ``done``
+                m.state["diverged"] = True
+                stack.store_run(k, m.setup.model)
+                m.state["metrics"] = _metrics_json(m._metrics())
+                done(index[k], m.finish())
+                continue
             stop = step >= cfg.steps
             reached = loss < cfg.stop_loss  # stop_loss 0 (off) is never reached
             if reached:
