@@ -26,7 +26,8 @@ ones, up to float rounding (``tests/harness/test_stacked.py`` checks it step by 
 
 Only the plain architecture stacks (:func:`stackable`): causal, softmax attention (logits
 scaled 1/sqrt(Dh) or μP's 1/Dh), GELU MLP, APE or NoPE, no dropout, Canon, SWAN or weight
-sharing; anything else trains one run at a time. Shape letters: R runs, B batch, T positions, H heads, D width, V vocabulary, C outputs.
+sharing; anything else trains one run at a time. Shape letters: R runs, B batch, T
+positions, H heads, D width, V vocabulary, C outputs, M picked (scored) tokens.
 
 >>> from rasplab.models import ModelConfig, build_model
 >>> cfg = ModelConfig(pe="ape", layers=1, heads=2, width=8)
