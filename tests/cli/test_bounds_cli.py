@@ -104,3 +104,12 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path):
     train(deep, run_dir=tmp_path / "deep")
     code, _, err = cli(capsys, "bounds", "margin", str(tmp_path / "deep"), "--json")
     assert code == 2 and err.count("\n") == 1 and "this model has 2 layers" in err
+
+
+@pytest.mark.parametrize("bad", ["0", "-3"])
+def test_figure_batch_runs_below_one_is_one_line_and_exit_2(capsys, tiny, tmp_path, bad):
+    out_dir = tmp_path / "never"
+    args = ["bounds", "figure", "1", "--config", str(tiny / "tiny.yaml"), "--out", str(out_dir)]
+    code, _, err = cli(capsys, *args, "--batch-runs", bad)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--batch-runs must be at least 1" in err and not out_dir.exists()

@@ -126,3 +126,25 @@ def test_test_sets_are_fixed_and_cached():
         return {tuple(r.tolist()) for b in batches for r in b.input_ids}
 
     assert rows(a) != rows(c)
+
+
+@pytest.mark.parametrize(
+    "name, options", [("simple_task", {"omega": 3.0}), ("modp_task", {"p": 5, "k": 1}),
+                      ("modp_task", {"p": 3, "k": 0})],
+)  # fmt: skip
+@pytest.mark.parametrize("positions", [None, 96])
+def test_array_batches_of_the_bounds_tasks_equal_the_example_path(name, options, positions):
+    task = get_task(name, **options)
+    fast, slow = Encoder(task), Encoder(task)
+    slow._arrays = False  # the per-example path: sample_many, sample_offset, encode
+    assert fast._arrays
+    for seed in range(3):
+        for bin in (Bin(1, 32), Bin(5, 5), Bin(3, 80)):
+            a = fast.train_batch(generator(seed, "t"), bin, 200, positions)
+            b = slow.train_batch(generator(seed, "t"), bin, 200, positions)
+            for field in ("input_ids", "pad_mask", "targets", "scored"):
+                x, y = getattr(a, field), getattr(b, field)
+                assert x.dtype == y.dtype and torch.equal(x, y), field  # same bits
+            assert (a.offsets is None) == (positions is None)
+            if positions is not None:
+                assert a.offsets.dtype == b.offsets.dtype and torch.equal(a.offsets, b.offsets)

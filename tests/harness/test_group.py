@@ -7,13 +7,18 @@ import copy
 import pytest
 import torch
 
+from rasplab.bins import Bin
 from rasplab.errors import RasplabError
 from rasplab.harness import ResultsStore, run_sweep
 from rasplab.harness.checkpoint import read_checkpoint
 from rasplab.harness.config import experiment_from_dict
-from rasplab.harness.group import _Member, group_key, plan_groups, train_group
+from rasplab.harness.encoding import Encoder
+from rasplab.harness.group import _Member, plan_groups, train_group
 from rasplab.harness.setup import FINAL
+from rasplab.harness.stacked import token_layout
 from rasplab.harness.train import train
+from rasplab.seeding import generator
+from rasplab.tasks import get_task
 
 
 def _configs(tiny, rows):
@@ -180,33 +185,119 @@ def test_runs_of_one_task_and_seed_share_each_draw_and_still_equal_separate_runs
         _same(result, train(config))
 
 
-def _with_train(config, **train_options):
-    """``config`` with ``train`` options replaced."""
-    data = config.to_dict()
-    return experiment_from_dict({**data, "train": {**data["train"], **train_options}})
+def _bounds_configs(rows, steps=6, stop_loss=0.0):
+    """Seed 004's model (1 layer, 1 head, d = 16, μP init, μP attention scale, μP learning
+    rates, regression at the last position) on (task, options, seed) rows."""
+    out = []
+    for task, options, seed in rows:
+        out.append(experiment_from_dict({
+            "task": task, "task_options": options, "seed": seed,
+            "model": {"pe": "ape", "layers": 1, "heads": 1, "width": 16, "mlp_ratio": 16,
+                      "init": "mup", "attn_scale": "mup"},
+            "train": {"steps": steps, "batch_size": 32, "lr": 0.01, "param_groups": "mup",
+                      "schedule": "constant", "grad_clip": 0.0, "early_stop": False,
+                      "eval_every": 3, "threads": 1, "bin": "1-12", "stop_loss": stop_loss},
+            "eval": {"size": 20, "batch_size": 20, "bins": ["16-16", "24-24"]},
+        }))  # fmt: skip
+    return out
 
 
-@pytest.mark.parametrize("options", [{"param_groups": "mup"}, {"stop_loss": 0.5}])
-def test_runs_the_stacked_step_cannot_follow_train_alone(tiny, options):
-    # per-group learning rates (muP) and stopping on a batch's loss are not in the stacked
-    # step: such runs never share a group, and train_group refuses them
-    plain, other = _configs(tiny, ROWS[:2])
-    special = _with_train(other, **options)
-    assert group_key(plain) is not None and group_key(special) is None
-    assert [len(g) for g in plan_groups([plain, special], 4)] == [1, 1]
-    with pytest.raises(RasplabError, match="must share"):
-        train_group([plain, special])
+BOUNDS_ROWS = [
+    ("simple_task", {"omega": 2.0}, 0),
+    ("simple_task", {"omega": 2.0}, 1),
+    ("modp_task", {"p": 3, "k": 1}, 0),  # another vocabulary: a group of its own
+]
 
 
-def test_a_diverging_run_leaves_its_group_as_diverged(tiny):
-    steady, wild = _configs(tiny, ROWS[:2])
-    wild = _with_train(wild, lr=1e30, grad_clip=0.0)
-    grouped = train_group([steady, wild])
-    alone = train(wild)
-    assert alone.status == grouped[1].status == "diverged"
-    assert grouped[1].steps == alone.steps < wild.train.steps
-    assert grouped[1].curves == alone.curves
-    _same(grouped[0], train(steady))  # the other run is untouched
+def test_regression_mup_runs_group_and_equal_separate_runs(tmp_path):
+    configs = _bounds_configs(BOUNDS_ROWS[:2])
+    assert len(plan_groups(configs, 8)) == 1
+    grouped = train_group(configs, [tmp_path / "g0", tmp_path / "g1"])
+    for i, (config, result) in enumerate(zip(configs, grouped)):
+        alone = train(config, run_dir=tmp_path / f"s{i}")
+        _same(result, alone)
+        for name in result.mse:
+            assert result.mse[name] == pytest.approx(alone.mse[name], rel=1e-3)
+        g, _ = read_checkpoint(tmp_path / f"g{i}" / FINAL)
+        s, _ = read_checkpoint(tmp_path / f"s{i}" / FINAL)
+        for name in s:  # μP's 1/width rates on hidden matrices: a wrong scale moves them ~16x
+            a, b = g[name], s[name]
+            if name.endswith("attn.qkv.bias"):  # the key bias shifts every logit of a query
+                # equally: its true gradient is 0 and Adam turns float noise into steps
+                a, b = torch.cat([a[:16], a[32:]]), torch.cat([b[:16], b[32:]])
+            torch.testing.assert_close(a, b, rtol=1e-3, atol=2e-5)
+
+
+def test_regression_runs_of_another_vocabulary_are_not_mixed():
+    configs = _bounds_configs(BOUNDS_ROWS)
+    assert sorted(len(g) for g in plan_groups(configs, 8)) == [1, 2]
+
+
+def test_stop_loss_in_a_group_stops_each_run_where_it_stops_alone():
+    # a loss threshold both runs cross, at different steps (17 and 36 when this was written):
+    # the first leaves the group, the other trains on
+    configs = _bounds_configs(BOUNDS_ROWS[:2], steps=40, stop_loss=0.3)
+    grouped = train_group(configs)
+    for config, result in zip(configs, grouped):
+        alone = train(config)
+        assert result.loss_reached_step == alone.loss_reached_step
+        assert result.steps == alone.steps and result.stopped_early == alone.stopped_early
+    reached = [r.loss_reached_step for r in grouped]
+    assert None not in reached and len(set(reached)) == 2
+
+
+def _layout_by_rows(batches, pad_ids, chunk_rows):
+    """The token layout written out row by row from its definition (each run's rows sorted
+    stably by length, cut into chunks, each row right-padded to its chunk's longest row)."""
+    B = batches[0].input_ids.shape[0]
+    orders = [sorted(range(B), key=lambda i, b=b: int(b.pad_mask[i].sum())) for b in batches]
+    out = {"ids": [], "positions": [], "targets": [], "scored": []}
+    for b, order, pad in zip(batches, orders, pad_ids):
+        ids, pos, tgt, sc = [], [], [], []
+        for lo in range(0, B, chunk_rows):
+            T = max(int(bb.pad_mask[o[i]].sum()) for bb, o in zip(batches, orders)
+                    for i in range(lo, min(lo + chunk_rows, B)))  # fmt: skip
+            for i in order[lo : lo + chunk_rows]:
+                off = int(b.offsets[i]) if b.offsets is not None else 0
+                for t in range(T):
+                    inside = t < b.input_ids.shape[1]
+                    ids.append(int(b.input_ids[i, t]) if inside else pad)
+                    pos.append(off + t)
+                    tgt.append(b.targets[i, t].item() if inside else -100)
+                    sc.append(bool(b.scored[i, t]) if inside else False)
+        for k, v in zip(out, (ids, pos, tgt, sc)):
+            out[k].append(v)
+    return out
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 3, 8])
+def test_token_layout_equals_the_row_by_row_layout(chunk_rows):
+    batches, pads = [], []
+    for name, opts, seed in [("simple_task", {"omega": 2.0}, 0), ("simple_task", {}, 1),
+                             ("toy_majority", {}, 2)]:  # fmt: skip
+        enc = Encoder(get_task(name, **opts))
+        bin = Bin(1, 9) if name != "toy_majority" else enc.task.train_bin
+        batches.append(enc.train_batch(generator(seed, "l"), bin, 20, 40 if seed else None))
+        pads.append(enc.pad_id)
+    # regression (offsets in one run only); classes, one draw shared by two runs
+    for group, pad in ((batches[:2], pads[:2]), ([batches[2]] * 2, [pads[2]] * 2)):
+        lay = token_layout(group, pad, chunk_rows)
+        want = _layout_by_rows(group, pad, chunk_rows)
+        assert lay.ids.tolist() == want["ids"] and lay.positions.tolist() == want["positions"]
+        assert lay.targets.tolist() == want["targets"] and lay.scored.tolist() == want["scored"]
+
+
+def test_a_diverging_run_leaves_the_group_as_diverged_and_the_others_go_on(tiny):
+    configs = _configs(tiny, ROWS[:2])
+    data = configs[0].to_dict()
+    data["train"].update(lr=1e30, grad_clip=0.0)
+    configs[0] = experiment_from_dict(data)
+    grouped = train_group(configs)
+    alone = [train(c) for c in configs]
+    assert grouped[0].status == alone[0].status == "diverged"
+    assert grouped[0].steps == alone[0].steps < configs[0].train.steps
+    assert grouped[1].status == "done"
+    _same(grouped[1], alone[1])
 
 
 def _fig1_slice_runs(steps: int) -> list:

@@ -1,7 +1,8 @@
 """CLI subcommands for the quantitative length bound (seed 004): ``rasplab bounds figure | margin``.
 
-``figure 1|2|3 [--quick] [--db PATH] [--out DIR] [--epsilon E] [--json]`` runs (or resumes)
-the figure's sweep (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
+``figure 1|2|3 [--quick] [--db PATH] [--out DIR] [--epsilon E] [--batch-runs K] [--json]``
+runs (or resumes) the figure's sweep (up to K runs trained as one stacked group, by default
+the seeds of one setting) (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
 ``fig{n}.md`` and ``fig{n}.json`` under ``--out``; ``--json`` prints the summary
 (``figure``, ``slope``, ``intercept``, ``r2``, ``points``, ...). ``margin RUN_DIR`` prints
 γ, L, Δ, τ and Theorem 4.1's N for a finished one-layer run.
@@ -41,6 +42,12 @@ def figure_command(
     epsilon: float = typer.Option(1e-2, "--epsilon", metavar="E", help="Target test MSE for N(ε)."),
     config: str = typer.Option(None, "--config", metavar="YAML", help="Another sweep config."),
     workers: int = typer.Option(None, "--workers", metavar="N", help="Worker processes."),
+    batch_runs: int = typer.Option(
+        None,
+        "--batch-runs",
+        metavar="K",
+        help="Train up to K runs as one stacked group (default: the seeds of a setting; 1: alone).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
 ) -> None:
     """Run the figure's sweep and write its PNG, markdown table and JSON summary."""
@@ -50,7 +57,9 @@ def figure_command(
 
     check_figure(figure)
     db_path = db if db is not None else str(Path(out) / "bounds.sqlite")
-    summary = make_figure(figure, quick, db_path, out, epsilon, workers, not as_json, config)
+    summary = make_figure(
+        figure, quick, db_path, out, epsilon, workers, not as_json, config, batch_runs
+    )
     if as_json:
         print(json.dumps(_finite(summary)))
     else:

@@ -76,6 +76,17 @@ class Encoder:
         self.classes = tuple(task.classes) if self.kind != "regression" else ()
         self.class_ids = {c: i for i, c in enumerate(self.classes)}
         self.num_outputs = 1 if self.kind == "regression" else len(self.classes)
+        # a regression task drawing whole batches as arrays (seed 004's, ``tasks/bounds.py``),
+        # with tokens only (vocabulary index = token id) and the base class's APE offsets
+        from rasplab.tasks.base import Task
+
+        self._arrays = (
+            self.kind == "regression"
+            and hasattr(task, "sample_arrays")
+            and tuple(self.tokens[: len(task.vocab)]) == tuple(task.vocab)
+            and type(task).sample_offset is Task.sample_offset
+            and type(task).offset_range is Task.offset_range
+        )
         if self.kind != "regression" and not self.classes:
             raise ValueError(f"task {task.name!r} ({self.kind}) declares no output classes")
 
@@ -143,6 +154,8 @@ class Encoder:
         """
         if pack_tokens:
             examples = packed_examples(self.task, rng, bin, size, pack_tokens)
+        elif self._arrays:
+            return self._array_batch(rng, bin, size, max_positions)
         else:
             examples = self.task.sample_bin(rng, bin, size)
         offsets = None
@@ -151,6 +164,36 @@ class Encoder:
                 self.task.sample_offset(rng, len(ex.tokens), max_positions) for ex in examples
             ]
         return self.encode(examples, offsets)
+
+    def _array_batch(
+        self, rng: np.random.Generator, bin: Bin, size: int, max_positions: int | None
+    ) -> Batch:
+        """:meth:`train_batch` of a task with ``sample_arrays``: the same draws and the same
+        batch as through ``sample_many`` and :meth:`encode`, without per-example objects
+        (one target, scored at each row's last token)."""
+        task = self.task
+        lengths, ids, y = task.sample_arrays(rng, task.draw_lengths(rng, bin, size))
+        T = int(lengths.max())
+        mask = np.arange(T)[None, :] < lengths[:, None]
+        ids = np.where(mask, ids[:, :T], self.pad_id)
+        last = np.arange(lengths.size), lengths - 1
+        scored = np.zeros((lengths.size, T), dtype=bool)
+        scored[last] = True
+        targets = np.zeros((lengths.size, T), dtype=np.float32)
+        targets[last] = y.astype(np.float32)
+        offsets = None
+        if max_positions is not None:
+            if int(lengths.max()) > max_positions:  # as sample_offset says it
+                task.offset_range(int(lengths.max()), max_positions)
+            # one array draw = the same numbers as one scalar draw per row, in order
+            offsets = torch.from_numpy(rng.integers(0, max_positions - lengths + 1))
+        return Batch(
+            input_ids=torch.from_numpy(ids),
+            pad_mask=torch.from_numpy(mask),
+            targets=torch.from_numpy(targets),
+            scored=torch.from_numpy(scored),
+            offsets=offsets,
+        )
 
 
 def packed_examples(task, rng: np.random.Generator, bin: Bin, rows: int, pack_tokens: int) -> list:

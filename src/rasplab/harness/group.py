@@ -17,10 +17,10 @@ in it (shared with the other runs).
 
 Runs can share a group when :func:`group_key` agrees: same stackable model config and
 parameter shapes (vocabulary, outputs, position table), batch size, random offsets or not,
-threads, device CPU, class targets, no packing, one learning rate for all parameters
-(``train.param_groups: single``) and no ``train.stop_loss``. :func:`train_group` refuses
-anything else. A run whose loss becomes non-finite leaves the group as ``diverged``, as it
-stops alone.
+threads, device CPU, target kind (classes or regression) and no packing.
+:func:`train_group` refuses anything else. Each run keeps its own learning rate, schedule,
+optimizer groups (``train.param_groups``, e.g. μP's), clipping and stopping rules (early
+stopping at 100%, or ``train.stop_loss`` on its training loss).
 """
 
 from __future__ import annotations
@@ -38,7 +38,14 @@ from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.evaluate import evaluate
 from rasplab.harness.setup import CHECKPOINT, FINAL, run_threads
-from rasplab.harness.stacked import StackedRuns, per_run, stackable, stacked_loss, token_layout
+from rasplab.harness.stacked import (
+    StackedRuns,
+    per_run,
+    scored_tokens,
+    stackable,
+    stacked_loss,
+    token_layout,
+)
 from rasplab.harness.train import (
     RunResult,
     _metrics_json,
@@ -76,17 +83,13 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     cfg = config.train
     if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
         return None
-    if cfg.param_groups != "single" or cfg.stop_loss > 0:  # not in the stacked step: alone
-        return None
     task = build_task(config)
-    if task.target_kind == "regression":
-        return None
     encoder = Encoder(task)
     train_bin, test_bins = run_bins(config, task)
     positions = max_positions(task, [train_bin, *test_bins], run_splits(config, task, test_bins))
     offsets = config.model.pe == "ape" if cfg.random_offset is None else cfg.random_offset
     return (config.model, encoder.vocab_size, encoder.num_outputs, positions, cfg.batch_size,
-            bool(offsets), cfg.threads)  # fmt: skip
+            bool(offsets), cfg.threads, task.target_kind == "regression")  # fmt: skip
 
 
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
@@ -235,7 +238,9 @@ def train_group(
 def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
     """Train ``members`` (result slots ``index``) stacked until every one has finished;
     ``done(slot, result)`` receives each result."""
-    stack = StackedRuns([m.setup.model for m in members])
+    stack = StackedRuns(
+        [m.setup.model for m in members], [m.config.train.param_groups for m in members]
+    )
     for k, m in enumerate(members):
         stack.load_run(k, m.setup.model, m.optimizer)
     cfgs = [m.config.train for m in members]
@@ -249,7 +254,8 @@ def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
         layout = token_layout(batches, [m.setup.encoder.pad_id for m in members])
         lr = per_run([c.lr * lr_factor(m.state["step"], c) for c, m in zip(cfgs, members)])
         params = stack.params  # one view of the flat weights for the forward and the penalty
-        losses = stacked_loss(stack.forward(layout, params), layout)
+        picked = scored_tokens(layout)  # the last block computes only where a loss reads it
+        losses = stacked_loss(stack.forward(layout, params, picked), layout, picked)
         total = losses + _penalties(params, stack.config, cfgs)
         stack.zero_grad()
         total.sum().backward()
@@ -266,16 +272,22 @@ def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
             step = m.state["step"] = m.state["step"] + 1
             if on_step is not None:
                 on_step(index[k], step, loss)
-            if not math.isfinite(loss):  # as train() does: stored as diverged, never done
+            if not math.isfinite(loss):  # as the separate trainer: ``diverged``, never ``done``
                 m.state["diverged"] = True
                 stack.store_run(k, m.setup.model)
                 m.state["metrics"] = _metrics_json(m._metrics())
                 done(index[k], m.finish())
                 continue
             stop = step >= cfg.steps
-            if step % cfg.eval_every == 0 or stop:
+            reached = loss < cfg.stop_loss  # stop_loss 0 (off) is never reached
+            if reached:
+                m.state["loss_reached_step"] = step
+            if step % cfg.eval_every == 0 or stop or reached:
                 stack.store_run(k, m.setup.model)
                 stop = m.evaluate() or stop
+                if reached:
+                    m.state["stopped_early"] = step < cfg.steps
+                    stop = True
             every = cfg.checkpoint_every or cfg.eval_every
             if stop:
                 stack.store_run(k, m.setup.model)

@@ -11,15 +11,23 @@ named as in :class:`~rasplab.models.TransformerModel`'s ``state_dict``) and comp
   the computation is spent on padding),
 * one AdamW step with each run's own learning rate, weight decay, betas and step count
   (:meth:`StackedRuns.step`, the update of ``torch.optim.AdamW`` written out elementwise),
-* gradient clipping by each run's own global norm (``clip_grad_norm_`` per run).
+* gradient clipping by each run's own global norm (``clip_grad_norm_`` per run),
+* each parameter's learning-rate scale of the run's optimizer groups (``train.param_groups``:
+  μP's 1/width for hidden matrices, :mod:`~rasplab.harness.param_groups`).
+
+Training computes the last block after its attention (residual, MLP, final norm, read-out)
+only at the scored tokens (:func:`scored_tokens`, :meth:`StackedRuns.forward` with
+``picked``): in a causal model the other tokens' last-layer outputs feed no loss. For a
+regression task scored at the last position only (seed 004) that is one token per row.
 
 Run k's loss depends only on run k's slice of every parameter, so the gradient of the summed
 loss is each run's own gradient: K stacked runs follow the same trajectories as K separate
 ones, up to float rounding (``tests/harness/test_stacked.py`` checks it step by step).
 
-Only the plain architecture stacks (:func:`stackable`): causal, softmax attention, GELU MLP,
-APE or NoPE, no dropout, Canon, SWAN or weight sharing; anything else trains one run at a
-time. Shape letters: R runs, B batch, T positions, H heads, D width, V vocabulary, C outputs.
+Only the plain architecture stacks (:func:`stackable`): causal, softmax attention (logits
+scaled 1/sqrt(Dh) or μP's 1/Dh), GELU MLP, APE or NoPE, no dropout, Canon, SWAN or weight
+sharing; anything else trains one run at a time. Shape letters: R runs, B batch, T
+positions, H heads, D width, V vocabulary, C outputs, M picked (scored) tokens.
 
 >>> from rasplab.models import ModelConfig, build_model
 >>> cfg = ModelConfig(pe="ape", layers=1, heads=2, width=8)
@@ -35,6 +43,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -55,7 +64,6 @@ def stackable(config: ModelConfig) -> bool:
         and config.mlp == "gelu"
         and config.pe in ("ape", "nope")
         and config.dropout == 0
-        and config.attn_scale == "sqrt"
         and not (config.canon or config.swan or config.universal)
     )
 
@@ -69,7 +77,11 @@ class StackedRuns:
     that buffer as ``name → [R, ...]``.
     """
 
-    def __init__(self, models: list[torch.nn.Module]) -> None:
+    def __init__(
+        self, models: list[torch.nn.Module], param_groups: list[str] | None = None
+    ) -> None:
+        """``param_groups``: each run's ``train.param_groups`` (default ``single`` for all),
+        for the per-parameter learning-rate scales of its optimizer groups."""
         if not models:
             raise ValueError("StackedRuns needs at least one model")
         first = models[0]
@@ -92,8 +104,23 @@ class StackedRuns:
         self.exp_avg = torch.zeros_like(self.flat)
         self.exp_avg_sq = torch.zeros_like(self.flat)
         self.steps = torch.zeros(len(models), dtype=torch.float64)  # AdamW step per run
+        kinds = param_groups or ["single"] * len(models)
+        self.lr_scales = torch.stack([self._lr_scales(m, kind) for m, kind in zip(models, kinds)])
         for k, m in enumerate(models):
             self.load_run(k, m)
+
+    def _lr_scales(self, model: torch.nn.Module, kind: str) -> torch.Tensor:
+        """The flat [N] learning-rate scale of every weight of ``model`` under the separate
+        trainer's optimizer groups of ``kind`` (:func:`parameter_groups`)."""
+        from rasplab.harness.param_groups import parameter_groups
+
+        scale = {
+            id(p): g["lr_scale"] for g in parameter_groups(model, 0.0, kind) for p in g["params"]
+        }
+        named = dict(model.named_parameters())
+        return torch.cat(
+            [torch.full((k,), float(scale[id(named[n])])) for n, k in zip(self.names, self.sizes)]
+        )
 
     def __len__(self) -> int:
         return int(self.steps.shape[0])
@@ -148,12 +175,22 @@ class StackedRuns:
             self.exp_avg = self.exp_avg[index]
             self.exp_avg_sq = self.exp_avg_sq[index]
             self.steps = self.steps[index]
+            self.lr_scales = self.lr_scales[index]
 
     # --- forward ------------------------------------------------------------------------
 
-    def forward(self, layout: TokenLayout, params: dict | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        layout: TokenLayout,
+        params: dict | None = None,
+        picked: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Outputs [R, N, C] at the tokens of ``layout`` (see :class:`TokenLayout`);
-        ``params``: :attr:`params` when the caller uses them too (e.g. for a penalty)."""
+        ``params``: :attr:`params` when the caller uses them too (e.g. for a penalty).
+
+        ``picked`` [R, M] (token indices, :func:`scored_tokens`): the outputs [R, M, C] at
+        those tokens only; the last block computes everything after its attention there only.
+        """
         p, cfg = params if params is not None else self.params, self.config
         R = layout.ids.shape[0]
         runs = torch.arange(R)[:, None]
@@ -161,8 +198,10 @@ class StackedRuns:
         if cfg.pe == "ape":
             table = p["pe.table.weight"]  # [R, P, D]
             x = x + table[runs, layout.positions.clamp_max(table.shape[1] - 1)]
+        scale = 1.0 / (cfg.head_dim if cfg.attn_scale == "mup" else math.sqrt(cfg.head_dim))
         for i in range(cfg.layers):
-            x = _block(p, x, layout, f"blocks.{i}.", cfg.heads)
+            last = picked if i == cfg.layers - 1 else None
+            x = _block(p, x, layout, f"blocks.{i}.", cfg.heads, scale, last)
         x = _norm(p, x, "ln_f.")
         return torch.bmm(x, p["head.weight"].transpose(1, 2))
 
@@ -192,7 +231,8 @@ class StackedRuns:
         """One AdamW step of every run (each argument [R], one value per run).
 
         Weight decay applies to matrices only (a run's 2-D+ parameters), as in the separate
-        trainer's parameter groups; the update is ``torch.optim.AdamW``'s, elementwise.
+        trainer's parameter groups; the update is ``torch.optim.AdamW``'s, elementwise, with
+        each weight's learning rate ``lr * lr_scale`` (its optimizer group's scale).
         """
         g = self.flat.grad
         if g is None:
@@ -206,11 +246,11 @@ class StackedRuns:
 
         with torch.no_grad():
             p, m, v = self.flat, self.exp_avg, self.exp_avg_sq
-            p.mul_(1 - col(lr * weight_decay) * self.decays)
+            p.mul_(1 - col(lr * weight_decay) * self.decays * self.lr_scales)
             m.lerp_(g, col(1 - beta1))
             v.mul_(col(beta2)).add_(g * g * col(1 - beta2))
             denom = (v.sqrt() / col(bc2.sqrt())).add_(eps)
-            p.sub_(m.div(denom).mul_(col(lr / bc1)))
+            p.sub_(m.div(denom).mul_(col(lr / bc1)).mul_(self.lr_scales))
 
 
 def _norm(p: dict, x: torch.Tensor, prefix: str) -> torch.Tensor:
@@ -225,11 +265,21 @@ def _linear(p: dict, x: torch.Tensor, prefix: str) -> torch.Tensor:
     return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
 
 
-def _block(p: dict, x: torch.Tensor, layout: TokenLayout, prefix: str, H: int) -> torch.Tensor:
-    """One pre-LN block of every run (``H`` heads): x [R, N, D] -> [R, N, D].
+def _block(
+    p: dict,
+    x: torch.Tensor,
+    layout: TokenLayout,
+    prefix: str,
+    H: int,
+    scale: float | None = None,
+    picked: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """One pre-LN block of every run (``H`` heads, logits times ``scale``, default
+    1/sqrt(Dh)): x [R, N, D] -> [R, N, D], or [R, M, D] at the tokens ``picked`` [R, M].
 
     Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
-    chunk one causal attention call over all runs; everything else is position-wise.
+    chunk one causal attention call over all runs; everything else is position-wise (so
+    with ``picked`` it runs on the picked tokens only).
     """
     R, N, D = x.shape
     qkv = _linear(p, _norm(p, x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
@@ -239,9 +289,12 @@ def _block(p: dict, x: torch.Tensor, layout: TokenLayout, prefix: str, H: int) -
     for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
         chunk = piece.reshape(R * rows, T, 3, H, D // H)
         q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
         parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
     a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+    if picked is not None:
+        runs = torch.arange(R)[:, None]
+        x, a = x[runs, picked], a[runs, picked]  # [R, M, D]
     x = x + _linear(p, a, prefix + "attn.out.")
     h = _norm(p, x, prefix + "ln2.")
     return x + _linear(p, F.gelu(_linear(p, h, prefix + "mlp.up.")), prefix + "mlp.down.")
@@ -262,7 +315,7 @@ class TokenLayout:
 
     ids: torch.Tensor  # [R, N] token ids (each run's pad id at padding)
     positions: torch.Tensor  # [R, N] APE position (offset + t) of each token
-    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored
+    targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored (regression: floats)
     scored: torch.Tensor  # [R, N] bool
     chunks: list  # (start, rows, T) per chunk
 
@@ -287,6 +340,16 @@ def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> Toke
         T = int(lengths[:, lo : lo + rows].max())
         chunks.append((start, rows, T))
         start += rows * T
+    # every token of the layout as (slot, t): the slot-th row in length order, position t
+    rows_of = torch.tensor([rows for _, rows, _ in chunks])
+    T_of = torch.tensor([T for _, _, T in chunks])
+    first_slot = torch.arange(0, B, chunk_rows)
+    per_token = torch.repeat_interleave(torch.arange(len(chunks)), rows_of * T_of)  # chunk
+    within = torch.arange(start) - torch.repeat_interleave(
+        torch.tensor([s for s, _, _ in chunks]), rows_of * T_of
+    )
+    slot = first_slot[per_token] + within // T_of[per_token]
+    t = within % T_of[per_token]
     fields = {"ids": [], "positions": [], "targets": [], "scored": []}
     done: dict = {}  # a batch shared by several runs (same draw, same pad id) is laid out once
     for b, order, pad in zip(batches, orders, pad_ids):
@@ -295,21 +358,16 @@ def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> Toke
                 fields[k].append(fields[k][done[id(b), pad]])
             continue
         done[id(b), pad] = len(fields["ids"])
-        offsets = b.offsets[order] if b.offsets is not None else torch.zeros(B, dtype=torch.long)
-        parts = {k: [] for k in fields}
-        for (_, rows, T), lo in zip(chunks, range(0, B, chunk_rows)):
-            sel = order[lo : lo + rows]
-            width = min(T, b.input_ids.shape[1])
-            grow = T - width
-            ids = F.pad(b.input_ids[sel, :width], (0, grow), value=pad)
-            parts["ids"].append(ids.reshape(-1))
-            parts["positions"].append((offsets[lo : lo + rows, None] + torch.arange(T)).reshape(-1))
-            parts["targets"].append(
-                F.pad(b.targets[sel, :width], (0, grow), value=-100).reshape(-1)
-            )
-            parts["scored"].append(F.pad(b.scored[sel, :width], (0, grow), value=False).reshape(-1))
-        for k in fields:
-            fields[k].append(torch.cat(parts[k]))
+        row = order[slot]
+        inside = t < b.input_ids.shape[1]  # past the batch's width: padding of the chunk
+        at = (row, t.clamp_max(b.input_ids.shape[1] - 1))
+        fields["ids"].append(torch.where(inside, b.input_ids[at], pad))
+        offsets = b.offsets[row] if b.offsets is not None else torch.zeros_like(row)
+        fields["positions"].append(offsets + t)
+        fields["targets"].append(
+            torch.where(inside, b.targets[at], torch.tensor(-100, dtype=b.targets.dtype))
+        )
+        fields["scored"].append(inside & b.scored[at])
     return TokenLayout(**{k: torch.stack(v) for k, v in fields.items()}, chunks=chunks)
 
 
@@ -322,14 +380,40 @@ def per_run(values: list[float]) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.float64)
 
 
-def stacked_loss(outputs: torch.Tensor, layout: TokenLayout) -> torch.Tensor:
+def stacked_loss(
+    outputs: torch.Tensor, layout: TokenLayout, picked: torch.Tensor | None = None
+) -> torch.Tensor:
     """Each run's mean cross-entropy over its scored tokens: [R] (sum it to backprop).
 
-    ``outputs`` [R, N, C] at the tokens of ``layout``.
+    ``outputs`` [R, N, C] at the tokens of ``layout``, or [R, M, C] at the tokens
+    ``picked`` [R, M] of :func:`scored_tokens`. Regression targets (float): mean squared
+    error of output 0 instead, as the separate trainer's loss.
     """
+    targets, scored = layout.targets, layout.scored
+    if picked is not None:
+        targets, scored = targets.gather(1, picked), scored.gather(1, picked)
     R, N, C = outputs.shape
-    ce = F.cross_entropy(
-        outputs.reshape(-1, C), layout.targets.reshape(-1).clamp(min=0), reduction="none"
-    ).view(R, N)
-    ce = torch.where(layout.scored, ce, torch.zeros_like(ce))
-    return ce.sum(1) / layout.scored.sum(1).clamp(min=1)
+    if targets.dtype.is_floating_point:
+        err = outputs[..., 0] - targets
+        loss = err * err
+    else:
+        loss = F.cross_entropy(
+            outputs.reshape(-1, C), targets.reshape(-1).clamp(min=0), reduction="none"
+        ).view(R, N)
+    loss = torch.where(scored, loss, torch.zeros_like(loss))
+    return loss.sum(1) / scored.sum(1).clamp(min=1)
+
+
+def scored_tokens(layout: TokenLayout) -> torch.Tensor:
+    """[R, M] token indices holding every run's scored tokens in order (M = the most any run
+    has), the rest filled with unscored tokens (:func:`stacked_loss` masks them out).
+
+    >>> from rasplab.harness.encoding import Batch
+    >>> ids = torch.tensor([[5, 6, 0], [6, 7, 8]])
+    >>> b = Batch(ids, ids > 0, ids, torch.tensor([[0, 1, 0], [0, 0, 1]]) > 0, None)
+    >>> scored_tokens(token_layout([b], [0], chunk_rows=2)).tolist()
+    [[1, 5]]
+    """
+    M = max(1, int(layout.scored.sum(1).max()))
+    # a stable sort of "not scored" puts each run's scored tokens first, in token order
+    return torch.argsort((~layout.scored).to(torch.int8), dim=1, stable=True)[:, :M]

@@ -3,6 +3,11 @@
 ``simple_task`` and ``modp_task`` (Section 5, Appendix B): tokens only (no specials), length =
 number of tokens, one real target scored at the last position. Every float is computed with
 IEEE basic operations only (no libm), so outputs are byte-identical on every machine.
+
+Training draws whole batches as arrays (``sample_arrays``: token ids and last-position targets,
+no :class:`Example` objects; :meth:`~rasplab.harness.encoding.Encoder.train_batch` uses it):
+the same random draws and the same bits as ``sample_many``, computed with numpy's elementwise
+IEEE operations in the same order (:func:`portable_sin_array`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,24 @@ def portable_sin(x: float) -> float:
     for n in range(3, 40, 2):
         term = -term * r2 / ((n - 1) * n)
         total += term
+    return total
+
+
+def portable_sin_array(x: np.ndarray) -> np.ndarray:
+    """:func:`portable_sin` of every element of a float64 array, with the same operations in
+    the same order (numpy's ``round`` halves to even, as Python's does): the same bits.
+
+    >>> xs = np.array([0.0, 1.0, -2.5, 7.25])
+    >>> portable_sin_array(xs).tolist() == [portable_sin(v) for v in xs.tolist()]
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    r = x - np.round(x / _TWO_PI) * _TWO_PI
+    r2, term = r * r, r
+    total = r.copy()
+    for n in range(3, 40, 2):
+        term = -term * r2 / float((n - 1) * n)
+        total = total + term
     return total
 
 
@@ -107,6 +130,30 @@ class SimpleTask(Task):
     def sample_many(self, rng: np.random.Generator, lengths: Sequence[int]) -> list[Example]:
         """Vectorized draws (redraws for rows of only 2s); targets in Python floats."""
         lengths, top = _checked_lengths(self, lengths)
+        return _rows_to_examples(self, self._draw_ids(rng, lengths, top), lengths)
+
+    def sample_arrays(
+        self, rng: np.random.Generator, lengths: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``sample_many``'s draws as arrays: (lengths [B], vocabulary indices [B, T] (past a
+        row's length: undefined), targets [B] float64, the same bits as :meth:`target`).
+
+        >>> task = get_task("simple_task", omega=3.0)
+        >>> ex = task.sample_many(generator(1, "doc"), [4, 6])
+        >>> n, ids, y = task.sample_arrays(generator(1, "doc"), [4, 6])
+        >>> y.tolist() == [e.targets[-1] for e in ex], ids[1].tolist()
+        (True, [2, 2, 2, 2, 2, 0])
+        """
+        lengths, top = _checked_lengths(self, lengths)
+        ids = self._draw_ids(rng, lengths, top)
+        valid = np.arange(top)[None, :] < lengths[:, None]
+        c0 = ((ids == 0) & valid).sum(axis=1)
+        c1 = ((ids == 1) & valid).sum(axis=1)
+        z = self.omega * (c0 - c1).astype(np.float64) / (c0 + c1).astype(np.float64)
+        return lengths, ids, portable_sin_array(z)
+
+    def _draw_ids(self, rng: np.random.Generator, lengths: np.ndarray, top: int) -> np.ndarray:
+        """Token indices [B, top] of rows of ``lengths`` (rows with no 0 and no 1 redrawn)."""
         ids = np.empty((lengths.size, top), dtype=np.int64)
         todo = np.arange(lengths.size)
         while todo.size:
@@ -115,7 +162,7 @@ class SimpleTask(Task):
             ids[todo] = (u >= cut[:, :1]).astype(np.int64) + (u >= cut[:, 1:])
             valid = np.arange(top)[None, :] < lengths[todo, None]
             todo = todo[~((ids[todo] < 2) & valid).any(axis=1)]
-        return _rows_to_examples(self, ids, lengths)
+        return ids
 
 
 @register("modp_task")
@@ -166,7 +213,28 @@ class ModPTask(Task):
     def sample_many(self, rng: np.random.Generator, lengths: Sequence[int]) -> list[Example]:
         """Vectorized draws of q and the tokens."""
         lengths, top = _checked_lengths(self, lengths)
+        return _rows_to_examples(self, self._draw_ids(rng, lengths, top), lengths)
+
+    def sample_arrays(
+        self, rng: np.random.Generator, lengths: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``sample_many``'s draws as arrays: (lengths [B], vocabulary indices [B, T] (past a
+        row's length: undefined), targets [B] float64, the same bits as :meth:`target`).
+
+        >>> task = get_task("modp_task", p=2, k=1)
+        >>> n, ids, y = task.sample_arrays(generator(0, "doc"), [3, 5])
+        >>> y.tolist() == [e.targets[-1] for e in task.sample_many(generator(0, "doc"), [3, 5])]
+        True
+        """
+        lengths, top = _checked_lengths(self, lengths)
+        ids = self._draw_ids(rng, lengths, top)
+        t = np.arange(1, top + 1)
+        picked = ((t % self.p) == self.k)[None, :] & (t[None, :] <= lengths[:, None])
+        ones = (ids * picked).sum(axis=1).astype(np.float64)
+        return lengths, ids, ones / picked.sum(axis=1).astype(np.float64)
+
+    def _draw_ids(self, rng: np.random.Generator, lengths: np.ndarray, top: int) -> np.ndarray:
+        """Token indices [B, top]: q per row, then token t is 1 with probability q[t mod p]."""
         q = rng.random((lengths.size, self.p))
         u = rng.random((lengths.size, top))
-        ids = (u < q[:, np.arange(1, top + 1) % self.p]).astype(np.int64)
-        return _rows_to_examples(self, ids, lengths)
+        return (u < q[:, np.arange(1, top + 1) % self.p]).astype(np.int64)

@@ -160,9 +160,14 @@ def make_figure(
     workers: int | None = None,
     progress: bool = True,
     config: str | Path | None = None,
+    batch_runs: int | None = None,
 ) -> dict:
     """Run (or resume) the figure's sweep and write ``fig{n}.png``, ``fig{n}.md``, ``fig{n}.json``
-    under ``out``; returns the JSON summary."""
+    under ``out``; returns the JSON summary.
+
+    ``batch_runs``: up to that many runs train as one stacked group (:mod:`rasplab.harness.group`;
+    the same runs as separately, up to float rounding, several times fewer CPU seconds per
+    step: ``benchmarks/bench_bounds.py``). Default :func:`default_batch_runs`."""
     from rasplab.analysis.bounds import plots
     from rasplab.harness.sweep import run_sweep
     from rasplab.harness.sweepconfig import load_sweep
@@ -170,10 +175,16 @@ def make_figure(
     _, option, label = check_figure(figure)
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise RasplabError(f"--epsilon must be a finite number > 0; got {epsilon!r}")
+    if batch_runs is not None and (
+        isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1
+    ):
+        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
     sweep = load_sweep(config if config is not None else config_path(figure, quick))
+    if batch_runs is None:
+        batch_runs = default_batch_runs(sweep.grid)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    run_sweep(sweep, db, workers=workers, progress=progress)
+    run_sweep(sweep, db, workers=workers, progress=progress, batch_runs=batch_runs)
     experiments = sweep.expand()
     curves = collect_curves(experiments, db, option)
     if not curves:
@@ -211,6 +222,20 @@ def make_figure(
     )
     _write(out, figure, summary, plots.loss_markdown(summary, option, label))
     return summary
+
+
+def default_batch_runs(grid: dict) -> int:
+    """Runs per stacked group: the seeds of one setting when the grid has several (the seeds
+    come last in the bounds configs' grids, so a group is one setting: one training length,
+    no padding of short runs to a longer run's rows), else 8 settings of one seed.
+
+    >>> default_batch_runs({"task_options.p": [2, 3], "seed": [0, 1, 2, 3]})
+    4
+    >>> default_batch_runs({"task_options.p": [2, 3], "seed": [0]})
+    8
+    """
+    seeds = len(grid.get("seed", []))
+    return seeds if seeds > 1 else 8
 
 
 def _bound_columns(q: dict) -> dict:
