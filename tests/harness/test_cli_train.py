@@ -252,3 +252,31 @@ def test_train_refuses_a_run_another_live_process_holds(tmp_path, capsys):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert f"run {run_id} is being trained by another process" in err
     assert not (tmp_path / "r-runs" / run_id).exists()  # nothing trained
+
+
+def test_train_renews_its_claim_while_it_trains(tmp_path, capsys, monkeypatch):
+    # a run that trains longer than a claim lasts stays held: a sweep (another owner) asking
+    # for it meanwhile is told "held", not handed the run a second time
+    import time
+
+    import rasplab.harness as harness
+    from rasplab.harness import claims
+    from rasplab.harness.config import load_config
+    from rasplab.harness.store import ResultsStore
+
+    monkeypatch.setattr(claims, "TTL", 0.4)  # renewed every 0.1 s
+    db = tmp_path / "r.sqlite"
+    run_id = load_config(None, SMALL).hash()
+    seen = []
+    real_train = harness.train
+
+    def slow_train(config, **kwargs):
+        time.sleep(1.2)  # three claim lifetimes
+        with ResultsStore(db) as store:
+            seen.append(claims.claim(store, run_id, "elsewhere:1:x", 0.4))
+        return real_train(config, **kwargs)
+
+    monkeypatch.setattr(harness, "train", slow_train)
+    code, out, err = run(["train", *SMALL, "--no-progress", "--db", str(db)], capsys)
+    assert code == 0, err
+    assert seen == ["held"]

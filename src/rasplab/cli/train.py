@@ -73,8 +73,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Train and evaluate one run; store it in the results database."""
         from rasplab.errors import RasplabError
-        from rasplab.harness import ResultsStore, load_config, train
-        from rasplab.harness.claims import claim, holder, owner_id
+        from rasplab.harness import ResultsStore, claims, load_config, train
+        from rasplab.harness.claims import Heartbeat, claim, holder, owner_id
         from rasplab.harness.store import finite_json
         from rasplab.harness.sweep import runs_dir_for, validate_runs
         from rasplab.reports.plots import run_curves_figure, save_figure
@@ -85,13 +85,15 @@ def register(app: typer.Typer) -> None:
         run_dir = runs_dir_for(db) / config.hash()
         with ResultsStore(db) as store:
             store.register(config, run_dir=str(run_dir))
-            if claim(store, config.hash(), owner_id()) == "held":
+            owner, ttl = owner_id(), claims.TTL
+            if claim(store, config.hash(), owner, ttl) == "held":
                 raise RasplabError(
                     f"run {config.hash()} is being trained by another process "
                     f"({holder(store, config.hash())}); wait for it to finish"
                 )
-            try:
-                result = train(config, run_dir=run_dir, resume=not fresh, progress=progress)
+            try:  # renewed while it trains, as a sweep's claims are
+                with Heartbeat(db, owner, ttl):
+                    result = train(config, run_dir=run_dir, resume=not fresh, progress=progress)
             except BaseException as err:
                 store.fail(config.hash(), f"{type(err).__name__}: {err}".splitlines()[0])
                 raise
