@@ -46,9 +46,11 @@ def test_logit_scale_follows_the_formula(scale, power):
     assert model.blocks[0].attn.kind.scale == pytest.approx(8**-power)
 
 
-def test_mup_scale_is_unknown_to_stacking_and_bad_names_are_refused():
+def test_mup_scale_stacks_and_bad_names_are_refused():
+    # stacked groups apply μP's 1/Dh (grouped equals alone: tests/harness/test_group.py,
+    # test_regression_mup_runs_group_and_equal_separate_runs)
     assert stackable(ModelConfig(pe="nope"))
-    assert not stackable(ModelConfig(pe="nope", attn_scale="mup"))
+    assert stackable(ModelConfig(pe="nope", attn_scale="mup"))
     with pytest.raises(RasplabError, match="model.attn_scale"):
         ModelConfig(attn_scale="inverse")
 
