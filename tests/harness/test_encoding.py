@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -148,3 +149,31 @@ def test_array_batches_of_the_bounds_tasks_equal_the_example_path(name, options,
             assert (a.offsets is None) == (positions is None)
             if positions is not None:
                 assert a.offsets.dtype == b.offsets.dtype and torch.equal(a.offsets, b.offsets)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("p, k", [(5, 1), (3, 0), (2, 1)])
+def test_modp_offsets_keep_the_target_a_function_of_the_table_rows(fast, p, k):
+    # ModPTask's target reads positions t = k (mod p); with APE offsets o the model sees the
+    # table row o + t - 1, so the target must be the mean of the tokens on rows r with
+    # r + 1 = k (mod p) whatever the offset (offsets are multiples of p)
+    task = get_task("modp_task", p=p, k=k)
+    enc = Encoder(task)
+    enc._arrays = fast
+    batch = enc.train_batch(generator(4, "t"), Bin(p, 40), 300, 160)
+    offsets = batch.offsets.numpy()
+    assert (offsets % p == 0).all() and len(set(offsets.tolist())) > 10
+    assert offsets.max() > 80  # the whole table is reached, not just its start
+    for b in range(300):
+        n = int(batch.pad_mask[b].sum())
+        rows = offsets[b] + np.arange(n)
+        picked = batch.input_ids[b, :n].numpy()[(rows + 1) % p == k]
+        expected = np.mean([int(task.vocab[i]) for i in picked])
+        assert batch.targets[b, n - 1].item() == pytest.approx(expected, abs=1e-6)
+
+
+def test_simple_task_offsets_are_not_restricted():
+    batch = Encoder(get_task("simple_task", omega=2.0)).train_batch(
+        generator(0, "t"), Bin(1, 16), 200, 64
+    )
+    assert len({int(o) % 5 for o in batch.offsets}) == 5

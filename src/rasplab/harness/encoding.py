@@ -147,7 +147,7 @@ class Encoder:
     ) -> Batch:
         """``size`` fresh examples of ``bin`` (``Task.sample_bin``: for most tasks the length
         uniform over ``bin``); with ``max_positions`` each row gets a random position offset
-        ``o`` uniform in ``[0, P - len]`` (APE training).
+        ``o`` uniform in ``[0, P - len]`` (APE training; multiples of ``task.offset_step``).
 
         With ``pack_tokens`` > 0 each of the ``size`` rows is a packed sequence of at most
         ``pack_tokens`` tokens (:func:`packed_examples`), attended causally as one sequence.
@@ -186,7 +186,10 @@ class Encoder:
             if int(lengths.max()) > max_positions:  # as sample_offset says it
                 task.offset_range(int(lengths.max()), max_positions)
             # one array draw = the same numbers as one scalar draw per row, in order
-            offsets = torch.from_numpy(rng.integers(0, max_positions - lengths + 1))
+            step = task.offset_step
+            offsets = torch.from_numpy(
+                step * rng.integers(0, (max_positions - lengths) // step + 1)
+            )
         return Batch(
             input_ids=torch.from_numpy(ids),
             pad_mask=torch.from_numpy(mask),

@@ -123,6 +123,10 @@ class Task(ABC):
     max_length: int | None = None
     splits: tuple[str, ...] = SPLITS
     causal: bool = True
+    #: APE training offsets are multiples of this (1: any offset). A task whose target depends
+    #: on the absolute position modulo m (ModPTask: m = p) sets it to m, so that the table row
+    #: ``o + t - 1`` of token t keeps ``t - 1 (mod m)`` and the pattern stays learnable.
+    offset_step: int = 1
     """Whether every target is computable from ``tokens[:t+1]`` (False: labelling tasks whose
     labels depend on later tokens, e.g. ``rasp_reverse``, need bidirectional attention)."""
     slices: tuple[str, ...] = ("length",)
@@ -187,9 +191,11 @@ class Task(ABC):
     def sample_offset(
         self, rng: np.random.Generator, n_tokens: int, num_positions: int | None = None
     ) -> int:
-        """A random APE offset, uniform over :meth:`offset_range`."""
+        """A random APE offset, uniform over the multiples of :attr:`offset_step` in
+        :meth:`offset_range` (step 1: every offset of the range)."""
         lo, hi = self.offset_range(n_tokens, num_positions)
-        return int(rng.integers(lo, hi + 1))
+        step = self.offset_step
+        return lo + step * int(rng.integers(0, (hi - lo) // step + 1))
 
     def lengths(self, bin: Bin | str) -> list[int]:
         """The lengths in ``bin`` at which this task has examples; error if there are none."""

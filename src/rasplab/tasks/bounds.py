@@ -188,6 +188,10 @@ class ModPTask(Task):
                 f"modp_task option k must be an integer in 0..p-1 = 0..{p - 1}, got {k!r}"
             )
         self.p, self.k = p, k
+        # APE offsets in multiples of p: row o + t - 1 of token t is t - 1 (mod p), so the
+        # positions = k (mod p) are the same rows mod p in every training sequence (with any
+        # offset the target would not be a function of the rows the model sees)
+        self.offset_step = p
         self.min_length = k if k else p
         self.train_bin = Bin(self.min_length, 50)
         self.test_bins = (Bin(self.min_length, 50), Bin(51, 100), Bin(101, 150))
