@@ -113,3 +113,20 @@ def test_figure_batch_runs_below_one_is_one_line_and_exit_2(capsys, tiny, tmp_pa
     code, _, err = cli(capsys, *args, "--batch-runs", bad)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--batch-runs must be at least 1" in err and not out_dir.exists()
+
+
+def test_figure_fit_is_one_stderr_line_even_without_a_line(capsys, tiny):
+    # the tiny sweep's runs exist (first test): ε so small that no setting reaches it gives no
+    # line and says so; ε above every loss gives N(ε) = 5 for both p: a flat line, R² undefined
+    args = ["bounds", "figure", "2", "--config", str(tiny / "tiny.yaml"), "--out"]
+    code, out, err = cli(capsys, *args, str(tiny / "none"), "--epsilon", "1e-12")
+    assert code == 0 and out == ""
+    assert err.splitlines()[-2] == (
+        "figure 2: no fitted line: N(ε = 1e-12) found for 0 of 2 p values (a line needs 2)"
+    )
+    code, out, err = cli(capsys, *args, str(tiny / "all"), "--epsilon", "100", "--json")
+    summary = json.loads(out)
+    assert code == 0 and [pt["N"] for pt in summary["points"]] == [5, 5]
+    assert err.strip() == (
+        "figure 2: N(ε = 100) = 0 · p + 5, R² undefined (every N equal), from 2 of 2 p values"
+    )

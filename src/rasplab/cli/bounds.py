@@ -4,8 +4,9 @@
 runs (or resumes) the figure's sweep (up to K runs trained as one stacked group, by default
 the seeds of one setting) (``configs/bounds_fig{n}[_quick].yaml``) and writes ``fig{n}.png``,
 ``fig{n}.md`` and ``fig{n}.json`` under ``--out``; ``--json`` prints the summary
-(``figure``, ``slope``, ``intercept``, ``r2``, ``points``, ...). ``margin RUN_DIR`` prints
-γ, L, Δ, τ and Theorem 4.1's N for a finished one-layer run.
+(``figure``, ``slope``, ``intercept``, ``r2``, ``points``, ...); figures 1 and 2 also write the
+fit (or why there is none: fewer than two x values reaching ε) as one line on stderr.
+``margin RUN_DIR`` prints γ, L, Δ, τ and Theorem 4.1's N for a finished one-layer run.
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ def figure_command(
     """Run the figure's sweep and write its PNG, markdown table and JSON summary."""
     from pathlib import Path
 
-    from rasplab.analysis.bounds.experiments import check_figure, make_figure
+    from rasplab.analysis.bounds.experiments import check_figure, fit_text, make_figure
 
     check_figure(figure)
     db_path = db if db is not None else str(Path(out) / "bounds.sqlite")
     summary = make_figure(
         figure, quick, db_path, out, epsilon, workers, not as_json, config, batch_runs
     )
+    if figure != 3:  # the fit in one line on stderr, or why there is none
+        print(fit_text(summary), file=sys.stderr)
     if as_json:
         print(json.dumps(_finite(summary)))
     else:

@@ -80,6 +80,39 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float | None, float | No
     return float(slope), float(intercept), r2
 
 
+def fit_text(summary: dict) -> str:
+    """One line on the fit of a Figure 1/2 summary: the line N(ε) = slope · x + intercept and
+    its R², or why there is none (fewer than two x values with an N(ε)).
+
+    >>> pts = [{"p": 2, "N": 4}, {"p": 3, "N": None}, {"p": 5, "N": 10}]
+    >>> fit_text({"figure": 2, "epsilon": 0.01, "points": pts, "slope": 2.0, "intercept": 0.0,
+    ...           "r2": 1.0})
+    'figure 2: N(ε = 0.01) = 2 · p + 0, R² 1.000, from 2 of 3 p values'
+    >>> fit_text({"figure": 2, "epsilon": 0.01, "points": pts[1:2], "slope": None,
+    ...           "intercept": None, "r2": None})
+    'figure 2: no fitted line: N(ε = 0.01) found for 0 of 1 p values (a line needs 2)'
+    """
+    figure, points = summary["figure"], summary["points"]
+    label = FIGURES[figure][2]
+    found = sum(1 for point in points if point["N"] is not None)
+    head = f"figure {figure}: "
+    if summary["slope"] is None:
+        return (
+            f"{head}no fitted line: N(ε = {summary['epsilon']:g}) found for {found} of "
+            f"{len(points)} {label} values (a line needs 2)"
+        )
+
+    def num(v: float) -> str:  # 3 significant digits; float noise below 1e-6 shows as 0
+        return f"{round(v, 6) + 0.0:.3g}"
+
+    r2 = summary["r2"]
+    r2_text = "undefined (every N equal)" if r2 is None else f"{r2:.3f}"
+    return (
+        f"{head}N(ε = {summary['epsilon']:g}) = {num(summary['slope'])} · {label} + "
+        f"{num(summary['intercept'])}, R² {r2_text}, from {found} of {len(points)} {label} values"
+    )
+
+
 def n_for_epsilon(curves: list[Curve], epsilon: float) -> dict[float, int | None]:
     """For each x: the smallest training length N whose limiting loss is <= ε (None: none)."""
     out: dict[float, int | None] = {}
@@ -225,15 +258,22 @@ def make_figure(
 
 
 def default_batch_runs(grid: dict) -> int:
-    """Runs per stacked group: the seeds of one setting when the grid has several (the seeds
-    come last in the bounds configs' grids, so a group is one setting: one training length,
-    no padding of short runs to a longer run's rows), else 8 settings of one seed.
+    """Runs per stacked group. When the grid's first axis is ``train.bin`` (the ``--quick``
+    configs), every run of one training length: one group per N, no padding of short runs to
+    a longer run's rows. Otherwise the seeds of one setting when the grid has several (the
+    seeds come last in the bounds configs' grids, so a group is one setting), else 8 settings
+    of one seed.
 
     >>> default_batch_runs({"task_options.p": [2, 3], "seed": [0, 1, 2, 3]})
     4
     >>> default_batch_runs({"task_options.p": [2, 3], "seed": [0]})
     8
+    >>> default_batch_runs({"train.bin": ["1-4", "1-8"], "task_options.p": [2, 3, 4], "seed": [0]})
+    3
     """
+    keys = list(grid)
+    if keys and keys[0] == "train.bin" and len(keys) > 1:
+        return max(1, math.prod(len(grid[k]) for k in keys[1:]))
     seeds = len(grid.get("seed", []))
     return seeds if seeds > 1 else 8
 
