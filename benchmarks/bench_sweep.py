@@ -20,7 +20,8 @@ again in this process, grouped (stacked among themselves, groups of up to K) and
 every step's training loss recorded (``on_step``), giving per run the loss difference at
 step 1, the largest in the first 10 steps, the first step where the two differ by more than
 1e-4, and the largest accuracy difference of the two final evaluations. ``--drift-only``
-runs just that part (a few minutes) and prints ``{"loss_drift": ..}``.
+runs just that part (a few minutes) and prints ``{"loss_drift": ..}``; ``--drift-seeds 0``
+leaves it out (``loss_drift`` null).
 
 Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
 "cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., "loss_drift": {..}, ...}``.
@@ -201,7 +202,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes per side")
     parser.add_argument("--fixed", action="store_true", help="fixed work per model size")
     parser.add_argument(
-        "--drift-seeds", type=int, default=1, help="seeds per task and variant in loss_drift"
+        "--drift-seeds",
+        type=int,
+        default=1,
+        help="seeds per task and variant in loss_drift (0: no loss_drift)",
     )
     parser.add_argument("--drift-only", action="store_true", help="only the loss_drift part")
     args = parser.parse_args()
@@ -210,8 +214,9 @@ def main() -> None:
         result = {"fixed_work": fixed_work(args.batch_runs), "batch_runs": args.batch_runs}
         print(json.dumps(result | {"load_average": os.getloadavg()[0]}))
         return
-    if args.drift_seeds < 1 or args.drift_seeds > args.seeds:
-        print(f"--drift-seeds must be 1..{args.seeds}; got {args.drift_seeds}", file=sys.stderr)
+    low = 1 if args.drift_only else 0
+    if args.drift_seeds < low or args.drift_seeds > args.seeds:
+        print(f"--drift-seeds must be {low}..{args.seeds}; got {args.drift_seeds}", file=sys.stderr)
         raise SystemExit(2)
     sweep = sweep_slice(args.config, args.tasks.split(","), args.seeds, args.steps)
     if args.drift_only:
@@ -232,7 +237,7 @@ def main() -> None:
                 for k, x in r.metrics["bins"].items()
             )
     per_hour = {k: len(runs) / (v / 3600) for k, v in cpu.items()}
-    drift = loss_drift(sweep, args.drift_seeds, args.batch_runs)
+    drift = loss_drift(sweep, args.drift_seeds, args.batch_runs) if args.drift_seeds else None
     print(
         json.dumps(
             {

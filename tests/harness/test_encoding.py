@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from rasplab.bins import Bin
+from rasplab.errors import RasplabError
 from rasplab.harness.encoding import IGNORE, Encoder, encoded_test_set
 from rasplab.harness.evaluate import evaluate, sequence_correct
 from rasplab.seeding import generator
@@ -177,3 +178,33 @@ def test_simple_task_offsets_are_not_restricted():
         generator(0, "t"), Bin(1, 16), 200, 64
     )
     assert len({int(o) % 5 for o in batch.offsets}) == 5
+
+
+@pytest.mark.parametrize("name", ["tomita4", "d2", "aa_star", "ab_d_bc", "aa_bb_cc_dd_ee"])
+@pytest.mark.parametrize("positions", [None, 160])
+def test_array_batches_of_the_languages_equal_the_example_path(name, positions):
+    task = get_task(name)
+    fast, slow = Encoder(task), Encoder(task)
+    slow._label_arrays = False  # the per-example path: sample_bin, sample_offset, encode
+    assert fast._label_arrays
+    for seed in range(3):
+        for bin in (Bin(1, 50), Bin(8, 8), Bin(2, 150)):
+            a = fast.train_batch(generator(seed, "t"), bin, 64, positions)
+            b = slow.train_batch(generator(seed, "t"), bin, 64, positions)
+            for field in ("input_ids", "pad_mask", "targets", "scored"):
+                x, y = getattr(a, field), getattr(b, field)
+                assert x.dtype == y.dtype and torch.equal(x, y), field  # same bits
+            assert (a.offsets is None) == (positions is None)
+            if positions is not None:
+                assert a.offsets.dtype == b.offsets.dtype and torch.equal(a.offsets, b.offsets)
+
+
+def test_language_array_batches_refuse_what_the_example_path_refuses():
+    task = get_task("aa_star")
+    with pytest.raises(RasplabError, match="no strings of length 3"):
+        task.sample_label_arrays(generator(0), [2, 3])
+    slow = Encoder(task)
+    slow._label_arrays = False
+    for enc in (Encoder(task), slow):
+        with pytest.raises(RasplabError, match="does not fit"):
+            enc.train_batch(generator(0), Bin(40, 50), 8, 30)

@@ -247,31 +247,48 @@ def test_stop_loss_in_a_group_stops_each_run_where_it_stops_alone():
 
 
 def _layout_by_rows(batches, pad_ids, chunk_rows):
-    """The token layout written out row by row from its definition (each run's rows sorted
-    stably by length, cut into chunks, each row right-padded to its chunk's longest row)."""
-    B = batches[0].input_ids.shape[0]
-    orders = [sorted(range(B), key=lambda i, b=b: int(b.pad_mask[i].sum())) for b in batches]
+    """The token layout written out example by example from its definition: each run's real
+    tokens in batch order, padded to the longest run; all examples of all runs sorted stably
+    by length (run, then row), cut into chunks of ``chunk_rows * R`` examples, each example
+    right-padded to its chunk's longest with its own last token."""
+    R, B = len(batches), batches[0].input_ids.shape[0]
     out = {"ids": [], "positions": [], "targets": [], "scored": []}
-    for b, order, pad in zip(batches, orders, pad_ids):
+    where = {}  # (run, row, t) -> index on the flattened [R * N] axis
+    N = max(int(b.pad_mask.sum()) for b in batches)
+    for r, (b, pad) in enumerate(zip(batches, pad_ids)):
         ids, pos, tgt, sc = [], [], [], []
-        for lo in range(0, B, chunk_rows):
-            T = max(int(bb.pad_mask[o[i]].sum()) for bb, o in zip(batches, orders)
-                    for i in range(lo, min(lo + chunk_rows, B)))  # fmt: skip
-            for i in order[lo : lo + chunk_rows]:
-                off = int(b.offsets[i]) if b.offsets is not None else 0
-                for t in range(T):
-                    inside = t < b.input_ids.shape[1]
-                    ids.append(int(b.input_ids[i, t]) if inside else pad)
-                    pos.append(off + t)
-                    tgt.append(b.targets[i, t].item() if inside else -100)
-                    sc.append(bool(b.scored[i, t]) if inside else False)
-        for k, v in zip(out, (ids, pos, tgt, sc)):
-            out[k].append(v)
-    return out
+        for i in range(B):
+            off = int(b.offsets[i]) if b.offsets is not None else 0
+            for t in range(int(b.pad_mask[i].sum())):
+                where[r, i, t] = r * N + len(ids)
+                ids.append(int(b.input_ids[i, t]))
+                pos.append(off + t)
+                tgt.append(b.targets[i, t].item())
+                sc.append(bool(b.scored[i, t]))
+        extra = N - len(ids)
+        for k, v, fill in zip(out, (ids, pos, tgt, sc), (pad, 0, -100, False)):
+            out[k].append(v + [fill] * extra)
+    seqs = sorted(((r, i) for r in range(R) for i in range(B)),
+                  key=lambda s: int(batches[s[0]].pad_mask[s[1]].sum()))  # fmt: skip
+    gather, back, chunks = [], [None] * (R * N), []
+    for lo in range(0, R * B, chunk_rows * R):
+        chunk = seqs[lo : lo + chunk_rows * R]
+        lengths = [int(batches[r].pad_mask[i].sum()) for r, i in chunk]
+        T = max(lengths)
+        chunks.append((len(gather), len(chunk), T))
+        for (r, i), n in zip(chunk, lengths):
+            for t in range(T):
+                if t < n:
+                    back[where[r, i, t]] = len(gather)
+                gather.append(where[r, i, min(t, n - 1)])
+    for r in range(R):  # padding tokens: the slot of their run's first token
+        for j in range(r * N, r * N + N):
+            back[j] = back[r * N] if back[j] is None else back[j]
+    return out | {"gather": gather, "back": back, "chunks": chunks}
 
 
 @pytest.mark.parametrize("chunk_rows", [1, 3, 8])
-def test_token_layout_equals_the_row_by_row_layout(chunk_rows):
+def test_token_layout_equals_the_example_by_example_layout(chunk_rows):
     batches, pads = [], []
     for name, opts, seed in [("simple_task", {"omega": 2.0}, 0), ("simple_task", {}, 1),
                              ("toy_majority", {}, 2)]:  # fmt: skip
@@ -285,6 +302,31 @@ def test_token_layout_equals_the_row_by_row_layout(chunk_rows):
         want = _layout_by_rows(group, pad, chunk_rows)
         assert lay.ids.tolist() == want["ids"] and lay.positions.tolist() == want["positions"]
         assert lay.targets.tolist() == want["targets"] and lay.scored.tolist() == want["scored"]
+        assert lay.chunks == want["chunks"]
+        assert lay.gather.tolist() == want["gather"] and lay.back.tolist() == want["back"]
+
+
+def test_stacked_forward_equals_each_model_on_its_own_batch():
+    # the layout only moves padding: each run's outputs at its real tokens are its own
+    # model's outputs on its own padded batch (float64: no rounding to hide behind)
+    from rasplab.harness.stacked import StackedRuns
+    from rasplab.models import ModelConfig, build_model
+
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        enc = Encoder(get_task("tomita4"))
+        cfg = ModelConfig(pe="ape", layers=2, heads=2, width=16)
+        models = [build_model(cfg, enc.vocab_size, enc.num_outputs, 60, seed=s) for s in (0, 1, 2)]
+        batches = [enc.train_batch(generator(s, "f"), Bin(1, 40), 12, 60) for s in (0, 1, 2)]
+        lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
+        out = StackedRuns(models).forward(lay)
+        for k, (m, b) in enumerate(zip(models, batches)):
+            want = m(b.input_ids, b.pad_mask, b.offsets)
+            n = int(b.pad_mask.sum())
+            assert torch.allclose(out[k, :n], want[b.pad_mask], rtol=0, atol=1e-12)
+    finally:
+        torch.set_default_dtype(before)
 
 
 def test_a_diverging_run_leaves_the_group_as_diverged_and_the_others_go_on(tiny):

@@ -87,6 +87,16 @@ class Encoder:
             and type(task).sample_offset is Task.sample_offset
             and type(task).offset_range is Task.offset_range
         )
+        # a classification task drawing whole batches as arrays (``sample_label_arrays``, the
+        # regular languages), with the base class's length draws and APE offsets
+        self._label_arrays = (
+            self.kind in ("next_set", "labels")
+            and hasattr(task, "sample_label_arrays")
+            and type(task).sample_bin is Task.sample_bin
+            and type(task).sample_offset is Task.sample_offset
+            and type(task).offset_range is Task.offset_range
+            and self.classes == tuple(task.classes)
+        )
         if self.kind != "regression" and not self.classes:
             raise ValueError(f"task {task.name!r} ({self.kind}) declares no output classes")
 
@@ -156,6 +166,8 @@ class Encoder:
             examples = packed_examples(self.task, rng, bin, size, pack_tokens)
         elif self._arrays:
             return self._array_batch(rng, bin, size, max_positions)
+        elif self._label_arrays:
+            return self._label_batch(rng, bin, size, max_positions)
         else:
             examples = self.task.sample_bin(rng, bin, size)
         offsets = None
@@ -181,15 +193,7 @@ class Encoder:
         scored[last] = True
         targets = np.zeros((lengths.size, T), dtype=np.float32)
         targets[last] = y.astype(np.float32)
-        offsets = None
-        if max_positions is not None:
-            if int(lengths.max()) > max_positions:  # as sample_offset says it
-                task.offset_range(int(lengths.max()), max_positions)
-            # one array draw = the same numbers as one scalar draw per row, in order
-            step = task.offset_step
-            offsets = torch.from_numpy(
-                step * rng.integers(0, (max_positions - lengths) // step + 1)
-            )
+        offsets = _array_offsets(task, rng, lengths, max_positions)
         return Batch(
             input_ids=torch.from_numpy(ids),
             pad_mask=torch.from_numpy(mask),
@@ -197,6 +201,42 @@ class Encoder:
             scored=torch.from_numpy(scored),
             offsets=offsets,
         )
+
+    def _label_batch(
+        self, rng: np.random.Generator, bin: Bin, size: int, max_positions: int | None
+    ) -> Batch:
+        """:meth:`train_batch` of a task with ``sample_label_arrays``: the same draws and the
+        same batch as through ``sample_bin``, ``sample_offset`` and :meth:`encode`, without
+        per-example objects."""
+        task = self.task
+        n, tokens, classes = task.sample_label_arrays(rng, task.draw_lengths(rng, bin, size))
+        T = int(n.max())
+        tokens, classes = tokens[:, :T], classes[:, :T]
+        mask = np.arange(T)[None, :] < n[:, None]
+        vocab_ids = np.array([self.token_ids[tok] for tok in task.vocab], dtype=np.int64)
+        ids = np.where(mask, vocab_ids[tokens], self.pad_id)
+        scored = mask & (classes >= 0)
+        targets = np.where(scored, classes, IGNORE)
+        offsets = _array_offsets(task, rng, n, max_positions)
+        return Batch(
+            input_ids=torch.from_numpy(ids),
+            pad_mask=torch.from_numpy(mask),
+            targets=torch.from_numpy(targets),
+            scored=torch.from_numpy(scored),
+            offsets=offsets,
+        )
+
+
+def _array_offsets(task, rng: np.random.Generator, lengths: np.ndarray, max_positions):
+    """The APE offsets of rows of ``lengths`` (None without a position table): the same
+    numbers as one :meth:`Task.sample_offset` per row, in order (multiples of the task's
+    ``offset_step``)."""
+    if max_positions is None:
+        return None
+    if int(lengths.max()) > max_positions:  # as sample_offset says it
+        task.offset_range(int(lengths.max()), max_positions)
+    step = task.offset_step
+    return torch.from_numpy(step * rng.integers(0, (max_positions - lengths) // step + 1))
 
 
 def packed_examples(task, rng: np.random.Generator, bin: Bin, rows: int, pack_tokens: int) -> list:

@@ -7,8 +7,8 @@ named as in :class:`~rasplab.models.TransformerModel`'s ``state_dict``) and comp
 
 * the forward pass of all K models at once (:meth:`StackedRuns.forward`: one batched matrix
   product per layer where K separate runs would make K small ones), on the K runs' batches
-  laid out by :func:`token_layout` (examples sorted by length into chunks, so that less of
-  the computation is spent on padding),
+  laid out by :func:`token_layout` (position-wise layers on real tokens only, attention on
+  the runs' examples sorted by length into chunks, so that little is spent on padding),
 * one AdamW step with each run's own learning rate, weight decay, betas and step count
   (:meth:`StackedRuns.step`, the update of ``torch.optim.AdamW`` written out elementwise),
 * gradient clipping by each run's own global norm (``clip_grad_norm_`` per run),
@@ -192,12 +192,10 @@ class StackedRuns:
         those tokens only; the last block computes everything after its attention there only.
         """
         p, cfg = params if params is not None else self.params, self.config
-        R = layout.ids.shape[0]
-        runs = torch.arange(R)[:, None]
-        x = p["embed.weight"][runs, layout.ids]  # [R, N, D]
+        x = _lookup(p["embed.weight"], layout.ids)  # [R, N, D]
         if cfg.pe == "ape":
             table = p["pe.table.weight"]  # [R, P, D]
-            x = x + table[runs, layout.positions.clamp_max(table.shape[1] - 1)]
+            x = x + _lookup(table, layout.positions.clamp_max(table.shape[1] - 1))
         scale = 1.0 / (cfg.head_dim if cfg.attn_scale == "mup" else math.sqrt(cfg.head_dim))
         for i in range(cfg.layers):
             last = picked if i == cfg.layers - 1 else None
@@ -253,6 +251,13 @@ class StackedRuns:
             p.sub_(m.div(denom).mul_(col(lr / bc1)).mul_(self.lr_scales))
 
 
+def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """Each run's rows of its own table: table [R, V, D], index [R, N] -> [R, N, D] (one
+    embedding lookup on the runs' tables side by side)."""
+    R, V, D = table.shape
+    return F.embedding(index + torch.arange(R)[:, None] * V, table.reshape(R * V, D))
+
+
 def _norm(p: dict, x: torch.Tensor, prefix: str) -> torch.Tensor:
     """LayerNorm with each run's gain and bias: [R, N, D] -> [R, N, D]."""
     w, b = p[prefix + "weight"], p[prefix + "bias"]  # [R, D]
@@ -277,24 +282,27 @@ def _block(
     """One pre-LN block of every run (``H`` heads, logits times ``scale``, default
     1/sqrt(Dh)): x [R, N, D] -> [R, N, D], or [R, M, D] at the tokens ``picked`` [R, M].
 
-    Attention runs chunk by chunk (rows of one length class, :class:`TokenLayout`), each
-    chunk one causal attention call over all runs; everything else is position-wise (so
-    with ``picked`` it runs on the picked tokens only).
+    Attention runs chunk by chunk (sequences of similar length, of any run,
+    :class:`TokenLayout`), each chunk one causal attention call; everything else is
+    position-wise on real tokens (so with ``picked`` it runs on the picked tokens only).
     """
     R, N, D = x.shape
     qkv = _linear(p, _norm(p, x, prefix + "ln1."), prefix + "attn.qkv.")  # [R, N, 3D]
+    seqs = qkv.reshape(R * N, 3 * D).index_select(0, layout.gather)  # [S, 3D]
     parts = []
     sizes = [rows * T for _, rows, T in layout.chunks]
     # split, not slices: the backward of a slice fills a zero tensor of the whole width
-    for piece, (_, rows, T) in zip(qkv.split(sizes, dim=1), layout.chunks):
-        chunk = piece.reshape(R * rows, T, 3, H, D // H)
-        q, k, v = chunk.permute(2, 0, 3, 1, 4).unbind(0)  # each [R rows, H, T, Dh]
+    for piece, (_, rows, T) in zip(seqs.split(sizes), layout.chunks):
+        q, k, v = piece.view(rows, T, 3, H, D // H).permute(2, 0, 3, 1, 4).unbind(0)
         a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
-        parts.append(a.transpose(1, 2).reshape(R, rows * T, D))
-    a = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
-    if picked is not None:
-        runs = torch.arange(R)[:, None]
-        x, a = x[runs, picked], a[runs, picked]  # [R, M, D]
+        parts.append(a.transpose(1, 2).reshape(rows * T, D))  # [rows, H, T, Dh] -> slots
+    a = parts[0] if len(parts) == 1 else torch.cat(parts)  # [S, D]
+    if picked is None:
+        a = a.index_select(0, layout.back).view(R, N, D)
+    else:
+        tokens = (picked + torch.arange(R)[:, None] * N).reshape(-1)  # [R * M]
+        x = x.reshape(R * N, D).index_select(0, tokens).view(R, -1, D)  # [R, M, D]
+        a = a.index_select(0, layout.back[tokens]).view(R, -1, D)
     x = x + _linear(p, a, prefix + "attn.out.")
     h = _norm(p, x, prefix + "ln2.")
     return x + _linear(p, F.gelu(_linear(p, h, prefix + "mlp.up.")), prefix + "mlp.down.")
@@ -302,73 +310,99 @@ def _block(
 
 @dataclass
 class TokenLayout:
-    """K runs' training batches laid out as one token axis N, in chunks of similar length.
+    """K runs' training batches on one token axis N per run, and as attention sequences.
 
-    Each run's examples are sorted by length and cut into chunks of ``rows`` examples; chunk
-    c holds, for every run, its c-th group of rows, each right-padded to the chunk's length
-    ``T`` (the longest row of that chunk over all runs), flattened row by row. A chunk is
-    thus ``rows * T`` consecutive tokens of the N axis, and attention runs on it as
-    ``[R * rows, T]`` causal sequences; position-wise layers run on all N tokens at once.
-    Sorting and chunking only move padding: the real tokens and what each attends to are
-    those of the run's own batch.
+    Position-wise layers (embeddings, norms, affine maps, MLP, loss) see only real tokens:
+    row k of ``ids`` (and of ``positions``, ``targets``, ``scored``) holds run k's real
+    tokens, example after example in batch order, each example's tokens in order, then
+    padding up to N (the most real tokens any run has; unscored, read by nothing).
+    Attention sees every example of every run as one causal sequence: all R * B sequences
+    sorted by length (stably, runs in order) and cut into chunks of ``rows`` sequences, each
+    right-padded to the chunk's longest sequence ``T``, flattened sequence by sequence; chunk
+    c is ``rows * T`` consecutive slots of that axis (S slots in all). ``gather`` [S] gives,
+    for each slot, its token on the flattened [R * N] axis (a padding slot repeats its
+    sequence's last token: causal attention never lets a real token see it, and nothing reads
+    its output); ``back`` [R * N] gives each token's slot (padding tokens: the slot of their
+    run's first token, so that nothing of one run ever reaches another). Attention
+    has no weights, so sequences of different runs share chunks; the layout moves padding
+    only: the real tokens and what each attends to are those of the run's own batch.
     """
 
     ids: torch.Tensor  # [R, N] token ids (each run's pad id at padding)
     positions: torch.Tensor  # [R, N] APE position (offset + t) of each token
     targets: torch.Tensor  # [R, N] class ids, IGNORE where unscored (regression: floats)
     scored: torch.Tensor  # [R, N] bool
-    chunks: list  # (start, rows, T) per chunk
+    chunks: list  # (start, rows, T) per chunk of the attention axis
+    gather: torch.Tensor  # [S] long: slot -> token of the flattened [R * N] axis
+    back: torch.Tensor  # [R * N] long: token -> its slot
 
 
-def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 8) -> TokenLayout:
-    """Lay out K same-size batches (:class:`~rasplab.harness.encoding.Batch`) as
-    :class:`TokenLayout` with chunks of ``chunk_rows`` examples.
+def token_layout(batches: list, pad_ids: list[int], chunk_rows: int = 4) -> TokenLayout:
+    """Lay out K same-size batches (:class:`~rasplab.harness.encoding.Batch`, right-padded)
+    as :class:`TokenLayout`, with attention chunks of ``chunk_rows * K`` sequences.
 
     >>> from rasplab.harness.encoding import Batch
     >>> ids = torch.tensor([[5, 0, 0], [6, 7, 8]])
     >>> b = Batch(ids, ids > 0, ids, ids > 0, None)
     >>> lay = token_layout([b, b], [0, 0], chunk_rows=1)
-    >>> lay.chunks, lay.ids[0].tolist()
-    ([(0, 1, 1), (1, 1, 3)], [5, 6, 7, 8])
+    >>> lay.ids.tolist(), lay.chunks
+    ([[5, 6, 7, 8], [5, 6, 7, 8]], [(0, 2, 1), (2, 2, 3)])
+    >>> lay.gather.tolist(), lay.back.tolist()
+    ([0, 4, 1, 2, 3, 5, 6, 7], [0, 2, 3, 4, 1, 5, 6, 7])
+    >>> b2 = Batch(ids[:, :1], ids[:, :1] > 0, ids[:, :1], ids[:, :1] > 0, None)
+    >>> token_layout([b, b2], [0, 0], chunk_rows=1).back.tolist()  # run 1's padding: slot 1
+    [0, 5, 6, 7, 1, 2, 1, 1]
     """
-    B = batches[0].input_ids.shape[0]
-    orders = [torch.argsort(b.pad_mask.sum(1), stable=True) for b in batches]
-    lengths = torch.stack([b.pad_mask.sum(1)[o] for b, o in zip(batches, orders)])  # [R, B]
-    chunks, start = [], 0
-    for lo in range(0, B, chunk_rows):
-        rows = min(chunk_rows, B - lo)
-        T = int(lengths[:, lo : lo + rows].max())
-        chunks.append((start, rows, T))
-        start += rows * T
-    # every token of the layout as (slot, t): the slot-th row in length order, position t
-    rows_of = torch.tensor([rows for _, rows, _ in chunks])
-    T_of = torch.tensor([T for _, _, T in chunks])
-    first_slot = torch.arange(0, B, chunk_rows)
-    per_token = torch.repeat_interleave(torch.arange(len(chunks)), rows_of * T_of)  # chunk
-    within = torch.arange(start) - torch.repeat_interleave(
-        torch.tensor([s for s, _, _ in chunks]), rows_of * T_of
-    )
-    slot = first_slot[per_token] + within // T_of[per_token]
-    t = within % T_of[per_token]
+    R, B = len(batches), batches[0].input_ids.shape[0]
+    lengths = torch.stack([b.pad_mask.sum(1) for b in batches])  # [R, B]
+    per_run = lengths.sum(1)  # [R] real tokens
+    N = max(1, int(per_run.max()))
+    flat_len = lengths.reshape(-1)  # sequences in run order, then batch order
+    # each sequence's first token on the flattened [R * N] axis
+    within = torch.cumsum(lengths, 1) - lengths  # [R, B] start inside its run's row
+    starts = (within + torch.arange(R)[:, None] * N).reshape(-1)
     fields = {"ids": [], "positions": [], "targets": [], "scored": []}
     done: dict = {}  # a batch shared by several runs (same draw, same pad id) is laid out once
-    for b, order, pad in zip(batches, orders, pad_ids):
+    for b, pad, n in zip(batches, pad_ids, per_run.tolist()):
         if (id(b), pad) in done:
             for k in fields:
                 fields[k].append(fields[k][done[id(b), pad]])
             continue
         done[id(b), pad] = len(fields["ids"])
-        row = order[slot]
-        inside = t < b.input_ids.shape[1]  # past the batch's width: padding of the chunk
-        at = (row, t.clamp_max(b.input_ids.shape[1] - 1))
-        fields["ids"].append(torch.where(inside, b.input_ids[at], pad))
-        offsets = b.offsets[row] if b.offsets is not None else torch.zeros_like(row)
-        fields["positions"].append(offsets + t)
-        fields["targets"].append(
-            torch.where(inside, b.targets[at], torch.tensor(-100, dtype=b.targets.dtype))
-        )
-        fields["scored"].append(inside & b.scored[at])
-    return TokenLayout(**{k: torch.stack(v) for k, v in fields.items()}, chunks=chunks)
+        mask, extra = b.pad_mask, N - n
+        offsets = b.offsets if b.offsets is not None else torch.zeros(B, dtype=torch.long)
+        t = torch.arange(mask.shape[1]).expand_as(mask)
+        fields["ids"].append(F.pad(b.input_ids[mask], (0, extra), value=pad))
+        fields["positions"].append(F.pad((offsets[:, None] + t)[mask], (0, extra)))
+        fields["targets"].append(F.pad(b.targets[mask], (0, extra), value=-100))
+        fields["scored"].append(F.pad(b.scored[mask], (0, extra), value=False))
+    order = torch.argsort(flat_len, stable=True)
+    size = chunk_rows * R
+    chunks, gather, slot_start, start = [], [], torch.empty_like(starts), 0
+    for lo in range(0, R * B, size):
+        seqs = order[lo : lo + size]
+        L = flat_len[seqs]
+        T = max(1, int(L.max()))
+        t = torch.minimum(torch.arange(T)[None, :], (L - 1).clamp(min=0)[:, None])
+        gather.append((starts[seqs][:, None] + t).reshape(-1))
+        slot_start[seqs] = start + torch.arange(len(seqs)) * T
+        chunks.append((start, len(seqs), T))
+        start += len(seqs) * T
+    # every real token's slot: its sequence's first slot + its position in the sequence
+    token_seq = torch.repeat_interleave(torch.arange(R * B), flat_len)
+    t = torch.arange(len(token_seq)) - torch.repeat_interleave(
+        torch.cumsum(flat_len, 0) - flat_len, flat_len
+    )
+    # padding tokens read their run's first slot: never another run's (a diverged run's
+    # NaN would reach the others' gradients through 0 * NaN)
+    back = slot_start.view(R, B)[:, :1].expand(R, N).reshape(-1).clone()
+    back[starts[token_seq] + t] = slot_start[token_seq] + t
+    return TokenLayout(
+        **{k: torch.stack(v) for k, v in fields.items()},
+        chunks=chunks,
+        gather=torch.cat(gather),
+        back=back,
+    )
 
 
 def per_run(values: list[float]) -> torch.Tensor:
@@ -412,7 +446,7 @@ def scored_tokens(layout: TokenLayout) -> torch.Tensor:
     >>> ids = torch.tensor([[5, 6, 0], [6, 7, 8]])
     >>> b = Batch(ids, ids > 0, ids, torch.tensor([[0, 1, 0], [0, 0, 1]]) > 0, None)
     >>> scored_tokens(token_layout([b], [0], chunk_rows=2)).tolist()
-    [[1, 5]]
+    [[1, 4]]
     """
     M = max(1, int(layout.scored.sum(1).max()))
     # a stable sort of "not scored" puts each run's scored tokens first, in token order

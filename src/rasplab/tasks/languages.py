@@ -246,8 +246,17 @@ class LanguageTask(Task):
         return self.automaton.count(length) > 0
 
     def lengths(self, bin: Bin | str) -> list[int]:
-        """The lengths in ``bin`` with strings; the error names the nearest lengths that have."""
+        """The lengths in ``bin`` with strings; the error names the nearest lengths that have.
+        (Cached per bin: every training batch asks.)"""
         bin = Bin.parse(bin)
+        cache = self.__dict__.setdefault("_lengths_cache", {})
+        key = (bin.lo, bin.hi)
+        if key not in cache:
+            cache[key] = self._lengths(bin)
+        return list(cache[key])
+
+    def _lengths(self, bin: Bin) -> list[int]:
+        """:meth:`lengths`, computed."""
         out = [n for n in range(max(bin.lo, 1), bin.hi + 1) if self.has_length(n)]
         if not out:
             near = [n for n in range(max(bin.lo - 8, 1), bin.hi + 9) if self.has_length(n)]
@@ -290,6 +299,43 @@ class LanguageTask(Task):
         for row, qs, n in zip(symbols.tolist(), states.tolist(), lengths):
             out.append(self._example(alphabet[row[:n]].tolist(), qs[: n + 1]))
         return out
+
+    def sample_label_arrays(
+        self, rng: np.random.Generator, lengths: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`sample_many`'s draws as arrays, without per-example objects: (token counts
+        [B], vocabulary indices [B, T], class indices [B, T]; -1 past a row's tokens and, for
+        classes, where the example's target is None).
+
+        >>> t = get_task("tomita2")
+        >>> ex = t.sample_many(generator(0, "doc"), [2, 4])[0]
+        >>> n, tok, cls = t.sample_label_arrays(generator(0, "doc"), [2, 4])
+        >>> [t.vocab[i] for i in tok[0][: n[0]]] == list(ex.tokens)
+        True
+        >>> [t.classes[i] if i >= 0 else None for i in cls[0][: n[0]]] == list(ex.targets)
+        True
+        """
+        lengths = np.asarray(lengths, dtype=np.int64)
+        for n in set(lengths.tolist()):
+            if not self.has_length(n):
+                raise RasplabError(f"{self.name} has no strings of length {n}")
+        symbols, states = self.automaton.sample_batch(rng, lengths)
+        B, top = symbols.shape
+        T = top + 2
+        t = np.arange(T)[None, :]
+        n = lengths[:, None]
+        index = {tok: i for i, tok in enumerate(self.vocab)}
+        tokens = np.full((B, T), -1, dtype=np.int64)
+        tokens[:, 0] = index[BOS]
+        tokens[:, 1:-1] = np.where(
+            symbols >= 0, symbols + len(self.vocab) - len(self.automaton.alphabet), -1
+        )
+        tokens[np.arange(B), lengths + 1] = index[EOS]
+        classes = {c: i for i, c in enumerate(self.classes)}
+        state_class = np.array([classes.get(s, -1) for s in self._sets], dtype=np.int64)
+        targets = np.full((B, T), -1, dtype=np.int64)
+        targets[:, :-1] = np.where(t[:, :-1] <= n, state_class[states], -1)
+        return lengths + 2, tokens, targets
 
     def exhaustive(self, bin: Bin, limit: int) -> list[Example] | None:
         """All strings of the bin (length order, then alphabet order) when at most ``limit``."""
