@@ -30,9 +30,9 @@ import time  # noqa: E402
 import torch  # noqa: E402
 
 from rasplab.learned import LearnConfig, build  # noqa: E402
-from rasplab.learned.data import IGNORE, encode  # noqa: E402
+from rasplab.learned.data import encode  # noqa: E402
 from rasplab.learned.reference import ReferenceTransformer  # noqa: E402
-from rasplab.learned.train import predict  # noqa: E402
+from rasplab.learned.train import predict, step_loss  # noqa: E402
 
 CONFIGS = {
     "rasp_sort": dict(layers=3, cat_heads=4, count_heads=4, mlps=4),
@@ -48,11 +48,7 @@ def run_steps(model, data, steps: int, seeds: int) -> float:
     start = time.process_time()
     for s in range(steps):
         batch = data.rows(torch.arange(s * BATCH, (s + 1) * BATCH))
-        logits = model(batch.ids, batch.mask, tau=1.0, hard=False, gen=gen)
-        targets = batch.targets.expand(seeds, *batch.targets.shape)
-        loss = seeds * torch.nn.functional.cross_entropy(
-            logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE
-        )
+        loss = step_loss(model, batch, 1.0, gen, seeds)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -130,6 +130,17 @@ def test_test_sets_are_fixed_and_cached():
     assert rows(a) != rows(c)
 
 
+def _same_bits(a, b, positions):
+    """Batches ``a`` and ``b`` hold the same tensors, dtypes included; offsets only with a
+    position table."""
+    for field in ("input_ids", "pad_mask", "targets", "scored", "offsets"):
+        x, y = getattr(a, field), getattr(b, field)
+        if field == "offsets" and positions is None:
+            assert x is None and y is None
+        else:
+            assert x.dtype == y.dtype and torch.equal(x, y), field
+
+
 @pytest.mark.parametrize(
     "name, options", [("simple_task", {"omega": 3.0}), ("modp_task", {"p": 5, "k": 1}),
                       ("modp_task", {"p": 3, "k": 0})],
@@ -144,12 +155,7 @@ def test_array_batches_of_the_bounds_tasks_equal_the_example_path(name, options,
         for bin in (Bin(1, 32), Bin(5, 5), Bin(3, 80)):
             a = fast.train_batch(generator(seed, "t"), bin, 200, positions)
             b = slow.train_batch(generator(seed, "t"), bin, 200, positions)
-            for field in ("input_ids", "pad_mask", "targets", "scored"):
-                x, y = getattr(a, field), getattr(b, field)
-                assert x.dtype == y.dtype and torch.equal(x, y), field  # same bits
-            assert (a.offsets is None) == (positions is None)
-            if positions is not None:
-                assert a.offsets.dtype == b.offsets.dtype and torch.equal(a.offsets, b.offsets)
+            _same_bits(a, b, positions)
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -191,12 +197,7 @@ def test_array_batches_of_the_languages_equal_the_example_path(name, positions):
         for bin in (Bin(1, 50), Bin(8, 8), Bin(2, 150)):
             a = fast.train_batch(generator(seed, "t"), bin, 64, positions)
             b = slow.train_batch(generator(seed, "t"), bin, 64, positions)
-            for field in ("input_ids", "pad_mask", "targets", "scored"):
-                x, y = getattr(a, field), getattr(b, field)
-                assert x.dtype == y.dtype and torch.equal(x, y), field  # same bits
-            assert (a.offsets is None) == (positions is None)
-            if positions is not None:
-                assert a.offsets.dtype == b.offsets.dtype and torch.equal(a.offsets, b.offsets)
+            _same_bits(a, b, positions)
 
 
 def test_language_array_batches_refuse_what_the_example_path_refuses():

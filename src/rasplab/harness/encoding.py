@@ -42,6 +42,11 @@ class Batch:
     offsets: torch.Tensor | None  # [B] long position offsets (APE training) or None
     slices: dict | None = None  # slice name -> [B] long values (CPU), or None
 
+    @classmethod
+    def of_arrays(cls, ids, mask, targets, scored, offsets=None) -> Batch:
+        """A batch of NumPy arrays (shared, not copied) and optional offsets."""
+        return cls(*(torch.from_numpy(a) for a in (ids, mask, targets, scored)), offsets)
+
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
 
@@ -139,13 +144,7 @@ class Encoder:
                             f"task {self.task.name!r}: target {y!r} is not one of its classes"
                         ) from err
         off = None if offsets is None else torch.as_tensor(np.asarray(offsets), dtype=torch.long)
-        return Batch(
-            input_ids=torch.from_numpy(ids),
-            pad_mask=torch.from_numpy(mask),
-            targets=torch.from_numpy(targets),
-            scored=torch.from_numpy(scored),
-            offsets=off,
-        )
+        return Batch.of_arrays(ids, mask, targets, scored, off)
 
     def train_batch(
         self,
@@ -194,13 +193,7 @@ class Encoder:
         targets = np.zeros((lengths.size, T), dtype=np.float32)
         targets[last] = y.astype(np.float32)
         offsets = _array_offsets(task, rng, lengths, max_positions)
-        return Batch(
-            input_ids=torch.from_numpy(ids),
-            pad_mask=torch.from_numpy(mask),
-            targets=torch.from_numpy(targets),
-            scored=torch.from_numpy(scored),
-            offsets=offsets,
-        )
+        return Batch.of_arrays(ids, mask, targets, scored, offsets)
 
     def _label_batch(
         self, rng: np.random.Generator, bin: Bin, size: int, max_positions: int | None
@@ -218,13 +211,7 @@ class Encoder:
         scored = mask & (classes >= 0)
         targets = np.where(scored, classes, IGNORE)
         offsets = _array_offsets(task, rng, n, max_positions)
-        return Batch(
-            input_ids=torch.from_numpy(ids),
-            pad_mask=torch.from_numpy(mask),
-            targets=torch.from_numpy(targets),
-            scored=torch.from_numpy(scored),
-            offsets=offsets,
-        )
+        return Batch.of_arrays(ids, mask, targets, scored, offsets)
 
 
 def _array_offsets(task, rng: np.random.Generator, lengths: np.ndarray, max_positions):

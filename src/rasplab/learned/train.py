@@ -71,6 +71,17 @@ def sequence_accuracy(pred: torch.Tensor, batch: Batch) -> float:
     return float((~wrong).float().mean()) if len(batch) else 1.0
 
 
+def step_loss(model: DiscreteTransformer, batch: Batch, tau: float, gen, seeds: int):
+    """The training loss of one batch: cross-entropy of the relaxed (Gumbel-softmax at
+    ``tau``) model, summed over the ``seeds`` stacked models (so each model's gradient is
+    that of its own mean loss)."""
+    logits = model(batch.ids, batch.mask, tau=tau, hard=False, gen=gen)
+    targets = batch.targets.expand(seeds, *batch.targets.shape)
+    return seeds * torch.nn.functional.cross_entropy(
+        logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE
+    )
+
+
 def train(
     model: DiscreteTransformer,
     data: Batch,
@@ -95,11 +106,7 @@ def train(
         for s in range(steps):
             batch = data.rows(order[s * config.batch_size : (s + 1) * config.batch_size])
             tau = temperature(config, step / max(total - 1, 1))
-            logits = model(batch.ids, batch.mask, tau=tau, hard=False, gen=gen)
-            targets = batch.targets.expand(n_seeds, *batch.targets.shape)
-            loss = n_seeds * torch.nn.functional.cross_entropy(
-                logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE
-            )
+            loss = step_loss(model, batch, tau, gen, n_seeds)
             opt.zero_grad()
             loss.backward()
             opt.step()
