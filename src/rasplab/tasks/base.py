@@ -123,12 +123,12 @@ class Task(ABC):
     max_length: int | None = None
     splits: tuple[str, ...] = SPLITS
     causal: bool = True
+    """Whether every target is computable from ``tokens[:t+1]`` (False: labelling tasks whose
+    labels depend on later tokens, e.g. ``rasp_reverse``, need bidirectional attention)."""
     #: APE training offsets are multiples of this (1: any offset). A task whose target depends
     #: on the absolute position modulo m (ModPTask: m = p) sets it to m, so that the table row
     #: ``o + t - 1`` of token t keeps ``t - 1 (mod m)`` and the pattern stays learnable.
     offset_step: int = 1
-    """Whether every target is computable from ``tokens[:t+1]`` (False: labelling tasks whose
-    labels depend on later tokens, e.g. ``rasp_reverse``, need bidirectional attention)."""
     slices: tuple[str, ...] = ("length",)
     """Per-example integer attributes an evaluation can be broken down by
     (:meth:`slice_value`); every task has ``length``, parity adds ``ones``."""
