@@ -26,6 +26,14 @@ def test_by_length_scores_model_and_program_past_training_and_they_agree():
         assert row["model"] == row["program"]  # program == model holds past training too
 
 
+def test_result_keeps_each_epochs_validation_and_the_kept_epoch_is_its_best():
+    result = learn(LearnConfig(task="rasp_hist", **TINY)).result
+    curve = result["val_by_epoch"]
+    assert len(curve) == TINY["epochs"]
+    assert curve[result["best_epoch"] - 1] == pytest.approx(result["val_accuracy"], abs=1e-6)
+    assert max(curve) == pytest.approx(result["val_accuracy"], abs=1e-6)
+
+
 def test_sequence_accuracy_needs_every_scored_position_and_ignores_filler():
     targets = torch.tensor([[IGNORE, 1, 2], [IGNORE, 1, IGNORE], [IGNORE, UNKNOWN, 0]])
     batch = Batch(torch.zeros(3, 3, dtype=torch.long), torch.ones(3, 3, dtype=torch.bool), targets)

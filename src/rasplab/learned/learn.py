@@ -146,6 +146,7 @@ def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: di
         "positions_checked": checked,
         "val_accuracy": trained.val_accuracies[i],
         "best_epoch": trained.best_epochs[i],
+        "val_by_epoch": [round(h["val"][i], 6) for h in trained.history],
         "train_seconds": round(trained.seconds, 2),
         "seeds_in_batch": len(trained.models),
         "program_lines": source.count("\n"),
