@@ -3,15 +3,16 @@
     OMP_NUM_THREADS=1 python benchmarks/profile_group_step.py [--task tomita4] [--steps 20]
 
 Trains the bench_sweep slice's runs of one task (``configs/fig1_cpu_scale.yaml``: its
-variants x seeds 0..4, 250 steps at most) under ``torch.profiler`` (CPU, one thread,
-``record_shapes``), skipping the first ``--warmup`` steps and stopping the profile after
-``--steps`` more (evaluations come later and are not in the profile): once as the group the
-benchmark forms for the APE variants (``ape`` + ``ape_reg``, 10 runs) and once as one of
-those runs alone. Prints, per side, CPU ms per run-step, the top ops by self CPU time with
-calls per step, and an arithmetic floor: the step's matrix-product FLOPs (the profiler's
-count for mm/bmm/addmm/baddbmm, plus attention's two products and the separate model's
-oneDNN linear layers counted from their shapes)
-over the single-core GEMM rate measured on this machine for the step's product shapes.
+variants x seeds 0..4, only as many steps as the profile needs) under ``torch.profiler``
+(CPU, one thread, ``record_shapes``), skipping the first ``--warmup`` steps and stopping the
+profile after ``--steps`` more (evaluations come later and are not in the profile): once as
+the group the benchmark forms for the APE variants (``ape`` + ``ape_reg``, 10 runs) and
+once as one of those runs alone. Prints, per side, ms per run-step and the top ops by self
+time with calls per step (the profiler's times: wall-clock, its own overhead included, so
+larger than CPU time), and an arithmetic floor: the step's matrix-product FLOPs (the
+profiler's count for mm/bmm/addmm/baddbmm, plus attention's two products and the separate
+model's oneDNN linear layers counted from their shapes) over the single-core GEMM rate
+measured on this machine for the step's product shapes.
 """
 
 from __future__ import annotations
@@ -133,13 +134,11 @@ def main() -> None:
     def grouped(tick):
         train_group(configs, on_step=lambda run, step, loss: tick() if run == 0 else None)
 
-    def alone(tick):
+    def separate(tick):
         train(configs[0], on_step=lambda step, loss: tick())
 
-    group, alone = (
-        profiled(grouped, args.warmup, args.steps),
-        profiled(alone, args.warmup, args.steps),
-    )
+    group = profiled(grouped, args.warmup, args.steps)
+    alone = profiled(separate, args.warmup, args.steps)
     shapes = product_shapes(alone) + product_shapes(group)
     rate = gemm_rate(shapes)
     out = {
