@@ -12,7 +12,9 @@ databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into group
 a group per worker task), ``separate`` as a sweep runs them without ``--batch-runs``: one run
 at a time in each worker process. CPU time counts this process and its worker processes
 (``time.process_time`` plus the reaped children's ``getrusage`` time), so the workers'
-start-up and imports count on both sides. The JSON also reports how far the two sides'
+start-up and imports count on both sides; before either side is timed, one run of the slice
+trains one step grouped and alone in this process (:func:`warm_up`), so that with
+``--workers 1`` (both sweeps in this process) one-time imports count on neither side. The JSON also reports how far the two sides'
 accuracies differ (``max_accuracy_difference``: they train the same runs, so only float
 rounding separates them) and, untimed, where that difference comes from (``loss_drift``):
 the slice's first ``--drift-seeds`` seeds (default 1) of every task and variant trained
@@ -76,6 +78,23 @@ def cpu_seconds() -> float:
     """CPU time of this process plus its finished (reaped) child processes."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def warm_up(sweep: dict) -> None:
+    """Train the slice's first run for one step, as a group and alone, untimed: the lazy
+    imports and first-call set-ups of both trainers (e.g. AdamW imports ``torch._dynamo``,
+    about 2 CPU s) then count on neither side. With ``--workers 1`` both sweeps run in this
+    process, and without this the side timed first paid them alone."""
+    from rasplab.harness.config import experiment_from_dict
+    from rasplab.harness.group import train_group
+    from rasplab.harness.sweep import with_threads
+    from rasplab.harness.train import train
+
+    data = sweep_from_dict(sweep).expand()[0].to_dict()
+    data["train"].update(steps=1, eval_every=1)
+    run = with_threads(experiment_from_dict(data), 1, 1)
+    train_group([run])  # a group of one: the stacked trainer
+    train(run)
 
 
 def timed(sweep: dict, db: Path, batch_runs: int, workers: int) -> float:
@@ -223,6 +242,7 @@ def main() -> None:
         drift = loss_drift(sweep, args.drift_seeds, args.batch_runs)
         print(json.dumps({"loss_drift": drift, "load_average": os.getloadavg()[0]}))
         return
+    warm_up(sweep)
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         dbs = {"batched": Path(tmp) / "batched.sqlite", "separate": Path(tmp) / "separate.sqlite"}
         cpu = {

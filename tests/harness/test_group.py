@@ -329,6 +329,38 @@ def test_stacked_forward_equals_each_model_on_its_own_batch():
         torch.set_default_dtype(before)
 
 
+@pytest.mark.parametrize("picked", [False, True])
+def test_stacked_gradients_equal_each_models_own_gradients(picked):
+    # the stacked backward (token <-> slot moves, chunked attention, per-run norms and maps)
+    # gives each run the gradient of its own model's loss on its own padded batch (float64)
+    import torch.nn.functional as F
+
+    from rasplab.harness.stacked import StackedRuns, scored_tokens, stacked_loss
+    from rasplab.models import ModelConfig, build_model
+
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        enc = Encoder(get_task("tomita4"))
+        cfg = ModelConfig(pe="ape", layers=2, heads=2, width=16)
+        models = [build_model(cfg, enc.vocab_size, enc.num_outputs, 60, seed=s) for s in (0, 1, 2)]
+        # other lengths per run: padding tokens on the token axis and padding slots
+        bins = [Bin(1, 40), Bin(1, 8), Bin(20, 30)]
+        batches = [enc.train_batch(generator(s, "g"), b, 12, 60) for s, b in zip((0, 1, 2), bins)]
+        lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
+        stack = StackedRuns(models)
+        pick = scored_tokens(lay) if picked else None
+        stacked_loss(stack.forward(lay, picked=pick), lay, pick).sum().backward()
+        grads = stack._views(stack.flat.grad)
+        for k, (m, b) in enumerate(zip(models, batches)):
+            out = m(b.input_ids, b.pad_mask, b.offsets)
+            F.cross_entropy(out[b.scored], b.targets[b.scored]).backward()
+            for name, p in m.named_parameters():
+                assert torch.allclose(grads[name][k], p.grad, rtol=0, atol=1e-12), name
+    finally:
+        torch.set_default_dtype(before)
+
+
 def test_a_diverging_run_leaves_the_group_as_diverged_and_the_others_go_on(tiny):
     configs = _configs(tiny, ROWS[:2])
     data = configs[0].to_dict()
