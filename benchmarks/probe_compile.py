@@ -22,7 +22,8 @@ for ``--steps`` steps, in this process, with the stacked forward replaced by:
 Prints CPU seconds (``time.process_time``) of the whole group, per run-step ms over the
 steps after ``--settle`` (compile included in the earlier ones), the CPU seconds up to then,
 dynamo's frame / graph / recompile counters, and the load average; ``--profile``: the top
-ops of 20 late steps (with ``PROBE_KERNEL_PROFILE=1`` inductor's kernels by name). CPU time
+ops of 20 late steps (with ``PROBE_KERNEL_PROFILE=1`` inductor's kernels by name; ``PROBE_CAT_INPUTS=n``
+sets inductor's ``max_pointwise_cat_inputs``). CPU time
 counts reaped children (the C++ compiler); compilation stays in this process
 (``TORCHINDUCTOR_COMPILE_THREADS=1``). The inductor cache lives in a fresh temp dir unless
 ``TORCHINDUCTOR_CACHE_DIR`` is set. Results: docs/results.md, "Stacked runs, fifth pass".
@@ -53,6 +54,8 @@ import torch  # noqa: E402
 import torch._inductor.config as _icfg  # noqa: E402
 
 _icfg.cpp.enable_kernel_profile = bool(os.environ.get("PROBE_KERNEL_PROFILE"))
+if os.environ.get("PROBE_CAT_INPUTS"):  # concatenations of more inputs: a copy kernel each
+    _icfg.max_pointwise_cat_inputs = int(os.environ["PROBE_CAT_INPUTS"])
 import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
