@@ -306,59 +306,61 @@ def test_token_layout_equals_the_example_by_example_layout(chunk_rows):
         assert lay.gather.tolist() == want["gather"] and lay.back.tolist() == want["back"]
 
 
-def test_stacked_forward_equals_each_model_on_its_own_batch():
+@pytest.fixture
+def float64():
+    """Train in float64 (every model and stacked buffer built meanwhile), then restore."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)
+
+
+def _three_tomita4_models():
+    """The encoder and three 2-layer APE models (seeds 0-1-2) of the layout tests."""
+    from rasplab.models import ModelConfig, build_model
+
+    enc = Encoder(get_task("tomita4"))
+    cfg = ModelConfig(pe="ape", layers=2, heads=2, width=16)
+    return enc, [build_model(cfg, enc.vocab_size, enc.num_outputs, 60, seed=s) for s in (0, 1, 2)]
+
+
+def test_stacked_forward_equals_each_model_on_its_own_batch(float64):
     # the layout only moves padding: each run's outputs at its real tokens are its own
     # model's outputs on its own padded batch (float64: no rounding to hide behind)
     from rasplab.harness.stacked import StackedRuns
-    from rasplab.models import ModelConfig, build_model
 
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        enc = Encoder(get_task("tomita4"))
-        cfg = ModelConfig(pe="ape", layers=2, heads=2, width=16)
-        models = [build_model(cfg, enc.vocab_size, enc.num_outputs, 60, seed=s) for s in (0, 1, 2)]
-        batches = [enc.train_batch(generator(s, "f"), Bin(1, 40), 12, 60) for s in (0, 1, 2)]
-        lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
-        out = StackedRuns(models).forward(lay)
-        for k, (m, b) in enumerate(zip(models, batches)):
-            want = m(b.input_ids, b.pad_mask, b.offsets)
-            n = int(b.pad_mask.sum())
-            assert torch.allclose(out[k, :n], want[b.pad_mask], rtol=0, atol=1e-12)
-    finally:
-        torch.set_default_dtype(before)
+    enc, models = _three_tomita4_models()
+    batches = [enc.train_batch(generator(s, "f"), Bin(1, 40), 12, 60) for s in (0, 1, 2)]
+    lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
+    out = StackedRuns(models).forward(lay)
+    for k, (m, b) in enumerate(zip(models, batches)):
+        want = m(b.input_ids, b.pad_mask, b.offsets)
+        n = int(b.pad_mask.sum())
+        assert torch.allclose(out[k, :n], want[b.pad_mask], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("picked", [False, True])
-def test_stacked_gradients_equal_each_models_own_gradients(picked):
+def test_stacked_gradients_equal_each_models_own_gradients(float64, picked):
     # the stacked backward (token <-> slot moves, chunked attention, per-run norms and maps)
     # gives each run the gradient of its own model's loss on its own padded batch (float64)
     import torch.nn.functional as F
 
     from rasplab.harness.stacked import StackedRuns, scored_tokens, stacked_loss
-    from rasplab.models import ModelConfig, build_model
 
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        enc = Encoder(get_task("tomita4"))
-        cfg = ModelConfig(pe="ape", layers=2, heads=2, width=16)
-        models = [build_model(cfg, enc.vocab_size, enc.num_outputs, 60, seed=s) for s in (0, 1, 2)]
-        # other lengths per run: padding tokens on the token axis and padding slots
-        bins = [Bin(1, 40), Bin(1, 8), Bin(20, 30)]
-        batches = [enc.train_batch(generator(s, "g"), b, 12, 60) for s, b in zip((0, 1, 2), bins)]
-        lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
-        stack = StackedRuns(models)
-        pick = scored_tokens(lay) if picked else None
-        stacked_loss(stack.forward(lay, picked=pick), lay, pick).sum().backward()
-        grads = stack._views(stack.flat.grad)
-        for k, (m, b) in enumerate(zip(models, batches)):
-            out = m(b.input_ids, b.pad_mask, b.offsets)
-            F.cross_entropy(out[b.scored], b.targets[b.scored]).backward()
-            for name, p in m.named_parameters():
-                assert torch.allclose(grads[name][k], p.grad, rtol=0, atol=1e-12), name
-    finally:
-        torch.set_default_dtype(before)
+    enc, models = _three_tomita4_models()
+    # other lengths per run: padding tokens on the token axis and padding slots
+    bins = [Bin(1, 40), Bin(1, 8), Bin(20, 30)]
+    batches = [enc.train_batch(generator(s, "g"), b, 12, 60) for s, b in zip((0, 1, 2), bins)]
+    lay = token_layout(batches, [enc.pad_id] * 3, chunk_rows=2)
+    stack = StackedRuns(models)
+    pick = scored_tokens(lay) if picked else None
+    stacked_loss(stack.forward(lay, picked=pick), lay, pick).sum().backward()
+    grads = stack._views(stack.flat.grad)
+    for k, (m, b) in enumerate(zip(models, batches)):
+        out = m(b.input_ids, b.pad_mask, b.offsets)
+        F.cross_entropy(out[b.scored], b.targets[b.scored]).backward()
+        for name, p in m.named_parameters():
+            assert torch.allclose(grads[name][k], p.grad, rtol=0, atol=1e-12), name
 
 
 def test_a_diverging_run_leaves_the_group_as_diverged_and_the_others_go_on(tiny):
@@ -392,15 +394,6 @@ def _fig1_slice_runs(steps: int) -> list:
         "overrides": [*sweep.overrides, {"match": {}, "set": cut}],
     }  # fmt: skip
     return sweep_from_dict(data).expand()
-
-
-@pytest.fixture
-def float64():
-    """Train in float64 (every model and stacked buffer built meanwhile), then restore."""
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(before)
 
 
 def test_fig1_slice_losses_agree_step_by_step_grouped_and_alone(float64):
