@@ -18,8 +18,8 @@ trains one step grouped and alone in this process (:func:`warm_up`), so that wit
 JSON also reports how far the two sides' accuracies differ (``max_accuracy_difference``:
 they train the same runs, so only float rounding separates them) and, untimed, where that
 difference comes from (``loss_drift``): the slice's first ``--drift-seeds`` seeds
-(default 1) of every task and variant trained again in this process, grouped (stacked among themselves, groups of up to K) and alone, with
-every step's training loss recorded (``on_step``), giving per run the loss difference at
+(default 1) of every task and variant trained again in this process, grouped (stacked
+among themselves, groups of up to K) and alone, with every step's training loss recorded (``on_step``), giving per run the loss difference at
 step 1, the largest in the first 10 steps, the first step where the two differ by more than
 1e-4, and the largest accuracy difference of the two final evaluations. ``--drift-only``
 runs just that part (a few minutes) and prints ``{"loss_drift": ..}``; ``--drift-seeds 0``
