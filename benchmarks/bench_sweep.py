@@ -5,25 +5,26 @@
                                      [--config configs/fig1_cpu_scale.yaml]
 
 Both sides run the same slice of a sweep config's grid (the tasks given, the config's
-variants, seeds 0..N-1, at most ``--steps`` steps each, early stopping as configured) through
-:func:`rasplab.harness.run_sweep` with ``--workers`` worker processes (default 2; 1 runs in
-this process) and one thread per run (``threads_per_run=1``), into two fresh results
-databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into groups of up to K,
-a group per worker task), ``separate`` as a sweep runs them without ``--batch-runs``: one run
-at a time in each worker process. CPU time counts this process and its worker processes
+variants, seeds 0..N-1, at most ``--steps`` steps each, early stopping as configured)
+through :func:`rasplab.harness.run_sweep` with ``--workers`` worker processes (default 2; 1
+runs in this process) and one thread per run (``threads_per_run=1``), into two fresh results
+databases: ``batched`` with ``batch_runs=K`` (compatible runs stacked into groups of up to
+K, a group per worker task), ``separate`` as a sweep runs them without ``--batch-runs``: one
+run at a time in each worker process. CPU time counts this process and its worker processes
 (``time.process_time`` plus the reaped children's ``getrusage`` time), so the workers'
 start-up and imports count on both sides; before either side is timed, one run of the slice
 trains one step grouped and alone in this process (:func:`warm_up`), so that with
 ``--workers 1`` (both sweeps in this process) one-time imports count on neither side. The
 JSON also reports how far the two sides' accuracies differ (``max_accuracy_difference``:
 they train the same runs, so only float rounding separates them) and, untimed, where that
-difference comes from (``loss_drift``): the slice's first ``--drift-seeds`` seeds
-(default 1) of every task and variant trained again in this process, grouped (stacked
-among themselves, groups of up to K) and alone, with every step's training loss recorded (``on_step``), giving per run the loss difference at
-step 1, the largest in the first 10 steps, the first step where the two differ by more than
-1e-4, and the largest accuracy difference of the two final evaluations. ``--drift-only``
-runs just that part (a few minutes) and prints ``{"loss_drift": ..}``; ``--drift-seeds 0``
-leaves it out (``loss_drift`` null).
+difference comes from (``loss_drift``): the slice's first ``--drift-seeds`` seeds (default
+1) of every task and variant trained again in this process, grouped (stacked among
+themselves, groups of up to K) and alone, with every step's training loss recorded
+(``on_step``), giving per run the loss difference at step 1, the largest in the first 10
+steps, the first step where the two differ by more than 1e-4, and the largest accuracy
+difference of the two final evaluations. ``--drift-only`` runs just that part (a few
+minutes) and prints ``{"loss_drift": ..}``; ``--drift-seeds 0`` leaves it out
+(``loss_drift`` null).
 
 Output: ``{"runs_per_cpu_hour": {"batched": .., "separate": ..}, "ratio": ..,
 "cpu_seconds": {..}, "runs": N, "max_accuracy_difference": .., "loss_drift": {..}, ...}``.
