@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rasplab.reports.aggregate import GroupSummary, Spread
-from rasplab.reports.verdicts import verdict, verdict_markdown
+from rasplab.reports.verdicts import as_predicted, verdict, verdict_markdown
 
 
 def _group(fitted: int, finished: int, accs: dict) -> GroupSummary:
@@ -43,3 +43,119 @@ def test_a_setting_without_finished_seeds_is_not_run():
 def test_verdict_table_has_a_row_per_setting():
     rows = verdict_markdown([_group(5, 5, {"1-50": 1.0, "51-100": 1.0})] * 2)
     assert sum(line.startswith("| copy_unique | nope |") for line in rows) == 2
+
+
+# The rule, written out by hand: with APE (model.pe ape) the prediction says "generalizes"
+# unless it is "neither"; with NoPE only when it is "NoPE"; "partly" and "fails" are both
+# "does not generalize"; "not fitted" / "not run" give no verdict.
+# Verdict order: generalizes, partly, fails, not fitted, not run.
+WORDS = ("generalizes", "partly", "fails", "not fitted", "not run")
+NV = "no verdict"
+EXPECTED = {
+    ("NoPE", "ape"): ("yes", "no", "no", NV, NV),
+    ("NoPE", "nope"): ("yes", "no", "no", NV, NV),
+    ("APE only", "ape"): ("yes", "no", "no", NV, NV),
+    ("APE only", "nope"): ("no", "yes", "yes", NV, NV),
+    ("neither", "ape"): ("no", "yes", "yes", NV, NV),
+    ("neither", "nope"): ("no", "yes", "yes", NV, NV),
+}
+
+
+@pytest.mark.parametrize(("prediction", "pe"), sorted(EXPECTED))
+def test_as_predicted_for_every_prediction_encoding_and_verdict(prediction, pe):
+    got = tuple(as_predicted(prediction, pe, w) for w in WORDS)
+    assert got == EXPECTED[(prediction, pe)]
+
+
+@pytest.mark.parametrize("prediction", ["NoPE", "APE only", "neither", "not known", "–"])
+@pytest.mark.parametrize("pe", ["rope", "alibi", "sinusoidal", None])
+def test_no_comparison_for_other_encodings(prediction, pe):
+    assert {as_predicted(prediction, pe, w) for w in WORDS} == {"–"}
+
+
+@pytest.mark.parametrize("pe", ["ape", "nope"])
+def test_no_comparison_without_a_prediction(pe):
+    assert {as_predicted(p, pe, w) for p in ("not known", "–") for w in WORDS} == {"–"}
+
+
+# (task, variant, model.pe, per seed: accuracies on 1-50, 51-100, 101-150)
+SETTINGS = [
+    ("tomita4", "reg", "ape", [(1.0, 0.97, 0.95), (1.0, 0.99, 0.93), (1.0, 0.95, 0.9)]),
+    ("tomita4", "plain", "nope", [(1.0, 0.95, 0.2), (1.0, 0.92, 0.1), (0.9, 0.5, 0.0)]),
+    ("tomita1", "nope", "nope", [(1.0, 0.95, 0.5)]),
+    ("aa_star", "ape", "ape", [(0.8, 0.0, 0.0)]),
+    ("tomita2", "rope", "rope", [(1.0, 1.0, 1.0)]),
+    ("rasp_sort", "nope", "nope", [(1.0, 1.0, 1.0)]),
+]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A hand-filled store of real resolved configs (no training): the variant names say
+    nothing about the encoding ("reg" is APE, "plain" NoPE); only ``model.pe`` does."""
+    from rasplab.harness.config import experiment_from_dict
+    from rasplab.harness.store import ResultsStore
+    from rasplab.harness.train import RunResult
+
+    path = tmp_path / "results.sqlite"
+    with ResultsStore(path) as store:
+        for task, variant, pe, seeds in SETTINGS:
+            for seed, accs in enumerate(seeds):
+                config = experiment_from_dict(
+                    {"task": task, "variant": variant, "seed": seed,
+                     "model": {"pe": pe, "layers": 1, "heads": 1, "width": 8},
+                     "train": {"steps": 2, "pe_penalty": 1e-3 if variant == "reg" else 0.0}}
+                )  # fmt: skip
+                run_id = store.register(config)
+                bins = dict(zip(("1-50", "51-100", "101-150"), accs))
+                store.finish(
+                    RunResult(run_id, run_id, task, variant, seed, "done", bins,
+                              {b: 10 for b in bins}, None, accs[0] == 1.0, 2, False, 0.1,
+                              [], config.to_dict(), None, "test")
+                )  # fmt: skip
+    return path
+
+
+def _verdict_rows(text: str) -> dict:
+    """(task, variant) -> (verdict, fitted, C-RASP prediction, as predicted?) from summary.md."""
+    section = text.split("## Verdicts", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 7 and cells[0] not in ("task", "---"):
+            rows[(cells[0], cells[1])] = (cells[2], cells[3], cells[5], cells[6])
+    return rows
+
+
+def test_report_puts_the_prediction_beside_each_verdict(store, tmp_path):
+    from rasplab.reports import build_report
+
+    build_report(store, tmp_path / "out")
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert _verdict_rows(text) == {
+        ("aa_star", "ape"): ("not fitted", "0/1", "APE only", "no verdict"),
+        ("rasp_sort", "nope"): ("generalizes", "1/1", "–", "–"),
+        ("tomita1", "nope"): ("partly", "1/1", "NoPE", "no"),
+        ("tomita2", "rope"): ("generalizes", "1/1", "NoPE", "–"),
+        ("tomita4", "plain"): ("partly", "2/3", "APE only", "yes"),
+        ("tomita4", "reg"): ("generalizes", "3/3", "APE only", "yes"),
+    }
+    assert "only as a plot" in text and "A formal framework for understanding length" in text
+
+
+def test_each_known_task_section_opens_with_its_prediction(store, tmp_path):
+    from rasplab.reports import build_report
+
+    build_report(store, tmp_path / "out")
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert (
+        "## tomita4\n\nC-RASP prediction: APE only (C-RASP[]: no (App. E.1.2); "
+        "C-RASP[periodic,local]: yes (tomita4)).\n\nAll seeds:" in text
+    )
+    assert "## rasp_sort\n\nAll seeds:" in text
+
+
+def test_a_setting_without_a_recorded_encoding_is_not_compared():
+    """Hand-made summaries with no ``model.pe`` (pe None): the prediction, but "–"."""
+    rows = verdict_markdown([_group(5, 5, {"1-50": 1.0, "51-100": 1.0})])
+    assert rows[-2].endswith("| APE only | – |")

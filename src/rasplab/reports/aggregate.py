@@ -63,6 +63,7 @@ class GroupSummary:
     mse: dict | None
     counts: dict
     unfinished: int
+    pe: str | None = None  # ``model.pe`` of the setting's resolved config (None: not recorded)
 
 
 def is_bin(name: str) -> bool:
@@ -118,6 +119,19 @@ def _labels(records) -> dict[str, str]:
     return labels
 
 
+def setting_pe(runs) -> str | None:
+    """The positional encoding (``model.pe``) of one setting's runs, read from their resolved
+    configs; None when a run does not record it (or, impossibly for one setting, they differ).
+
+    >>> class R:
+    ...     config = {"model": {"pe": "ape"}}
+    >>> setting_pe([R(), R()])
+    'ape'
+    """
+    found = {(r.config.get("model") or {}).get("pe") for r in runs}
+    return found.pop() if len(found) == 1 else None
+
+
 def summarize(records) -> list[GroupSummary]:
     """Group runs by (task, setting) and aggregate finished seeds; order: task, label."""
     labels = _labels(records)
@@ -159,6 +173,7 @@ def summarize(records) -> list[GroupSummary]:
                 else None,
                 counts=counts,
                 unfinished=len(runs) - len(done),
+                pe=setting_pe(runs),
             )
         )
     return sorted(out, key=lambda g: (g.task, g.label))

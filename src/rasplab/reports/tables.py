@@ -14,7 +14,7 @@ import io
 
 from rasplab.reports.aggregate import GroupSummary, bin_order
 from rasplab.reports.slices import slice_markdown
-from rasplab.reports.verdicts import verdict_markdown
+from rasplab.reports.verdicts import crasp_summary, verdict_markdown
 
 
 def _fmt(value, digits: int = 4) -> str:
@@ -160,7 +160,9 @@ def selection_markdown(db: str) -> list[str]:
 
 
 def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[str]) -> str:
-    """The Markdown summary: per task, accuracy by bin and split, all seeds and fitted seeds."""
+    """The Markdown summary: the verdicts (beside the C-RASP prediction), then per task (headed
+    by its C-RASP prediction when the task is in Huang et al.'s tables) accuracy by bin and
+    split, all seeds and fitted seeds."""
     done = sum(r.status == "done" for r in records)
     lines = [
         "# rasplab results summary",
@@ -182,6 +184,9 @@ def summary_markdown(groups: list[GroupSummary], records, db: str, plots: list[s
         counts = {b: next((g.counts[b] for g in rows if b in g.counts), "?") for b in bins}
         head = [f"{b} (n={counts[b]})" for b in bins]
         lines += [f"## {task}", ""]
+        crasp = crasp_summary(task)
+        if crasp is not None:
+            lines += [crasp, ""]
         for title, key in (("All seeds", "all"), ("Fitted seeds", "fitted")):
             lines += [
                 f"{title}:",

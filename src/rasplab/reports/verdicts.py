@@ -16,6 +16,20 @@ the fitted seeds' mean accuracy on the longer bins:
 The first (shortest) bin is taken as the in-distribution one, the others as longer ones.
 The thresholds are rasplab's reading of Figure 1's green/red split, not the paper's numbers.
 
+**Beside the C-RASP prediction.** Huang et al., "A formal framework for understanding length
+generalization in transformers", give Figure 1's per-bin accuracies only as a plot, so the
+report quotes no paper numbers; it shows instead, for the tasks of the paper's Tables 2 and 3
+(:mod:`rasplab.crasp.expressibility`; "–" for any other task), the prediction
+("NoPE", "APE only", "neither") and whether the verdict matches it (:func:`as_predicted`).
+The setting's encoding is its runs' resolved ``model.pe`` (so the variant ``ape_reg``,
+APE + regularizer, counts as APE): with ``ape`` the prediction says the setting generalizes
+unless it is "neither"; with ``nope`` only when it is "NoPE". Only "generalizes" counts as
+generalizing: "partly" (a drop on a later longer bin) is a failure to length-generalize, as
+is "fails". "not fitted" and "not run" give "no verdict"; another encoding (RoPE, ALiBi, ...),
+a task outside the tables or a prediction "not known" give "–". The verdicts' fitted bar
+(100% in distribution, 3 of 5 seeds) is stricter than ``rasplab crasp table``'s (90%, one
+seed), so the two can differ on the same store.
+
 >>> from rasplab.reports.aggregate import Spread
 >>> def group(fitted, n, accs):
 ...     s = {b: Spread(a, 0.0, a, a, fitted) for b, a in accs.items()}
@@ -25,17 +39,28 @@ The thresholds are rasplab's reading of Figure 1's green/red split, not the pape
 'generalizes'
 >>> verdict(group(2, 5, {"1-50": 1.0, "51-100": 0.2})).word
 'not fitted'
+>>> as_predicted("APE only", "ape", "generalizes"), as_predicted("APE only", "nope", "partly")
+('yes', 'yes')
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rasplab.reports.aggregate import GroupSummary, is_bin
 
+if TYPE_CHECKING:
+    from rasplab.crasp.expressibility import ExpressibilityRow
+
 GOOD = 0.9
 FITTED_SHARE = 0.6
+NONE = "–"
+JUDGED = ("generalizes", "partly", "fails")
+"""Verdict words that judge generalization ("not fitted" and "not run" do not)."""
+PREDICTED_ENCODINGS = ("ape", "nope")
+"""The ``model.pe`` values the C-RASP prediction speaks about."""
 
 
 @dataclass(frozen=True)
@@ -71,18 +96,77 @@ def verdict(group: GroupSummary, good: float = GOOD, min_fitted: int | None = No
     return Verdict(word, fitted, finished, f"fitted seeds' mean {shown}")
 
 
+def crasp_row(task: str) -> ExpressibilityRow | None:
+    """The C-RASP expressibility row measured by ``task`` (None for a task outside the
+    paper's Tables 2 and 3).
+
+    >>> crasp_row("tomita4").prediction, crasp_row("rasp_sort")
+    ('APE only', None)
+    """
+    from rasplab.crasp import expressibility  # pure data; imported only when a report is made
+
+    if task not in {t.measured_task for t in expressibility.TASKS if t.measured_task}:
+        return None
+    return expressibility.row(task)
+
+
+def as_predicted(prediction: str, pe: str | None, word: str) -> str:
+    """Whether verdict ``word`` of a setting with encoding ``pe`` is what ``prediction``
+    says: "yes", "no", "no verdict" (not fitted / not run) or "–" (no prediction for this
+    task or encoding). See the module docstring for the rule."""
+    if prediction not in ("NoPE", "APE only", "neither") or pe not in PREDICTED_ENCODINGS:
+        return NONE
+    if word not in JUDGED:
+        return "no verdict"
+    expected = prediction == "NoPE" if pe == "nope" else prediction != "neither"
+    return "yes" if (word == "generalizes") == expected else "no"
+
+
+def crasp_summary(task: str) -> str | None:
+    """One line on ``task``'s C-RASP prediction and the two verdicts it rests on (None for
+    a task outside the tables).
+
+    >>> print(crasp_summary("parity"))
+    C-RASP prediction: neither (C-RASP[]: no (Lemma 41); C-RASP[periodic,local]: no (Lemma 41)).
+    """
+    from rasplab.crasp.expressibility import PERIODIC_LOCAL, PLAIN
+
+    row = crasp_row(task)
+    if row is None:
+        return None
+    return (
+        f"C-RASP prediction: {row.prediction} ({PLAIN}: {row.crasp.text()}; "
+        f"{PERIODIC_LOCAL}: {row.crasp_periodic_local.text()})."
+    )
+
+
 def verdict_markdown(groups: list[GroupSummary]) -> list[str]:
-    """Markdown lines: one verdict table row per (task, setting)."""
+    """Markdown lines: one verdict table row per (task, setting), with the C-RASP prediction
+    and whether the verdict matches it."""
     lines = [
         "## Verdicts",
         "",
         "A setting is judged only when enough seeds fitted the training lengths (60% of them,",
         f"3 of 5); then by the fitted seeds' mean on the longer bins (>= {100 * GOOD:.0f}%).",
         "",
-        "| task | variant | verdict | fitted | why |",
-        "|---|---|---|---|---|",
+        'Huang et al. ("A formal framework for understanding length generalization in',
+        'transformers") give the per-bin accuracies of their Figure 1 only as a plot, so this',
+        "report quotes no paper numbers; it shows instead their C-RASP prediction for the tasks",
+        'of their Tables 2 and 3 ("–" for other tasks). **as predicted?** reads the `model.pe`',
+        'of the setting: with `ape` the prediction says it generalizes unless it is "neither",',
+        'with `nope` only when it is "NoPE"; only "generalizes" counts as generalizing ("partly"',
+        'does not); "not fitted" and "not run" give "no verdict"; other encodings "–".',
+        "",
+        "| task | variant | verdict | fitted | why | C-RASP prediction | as predicted? |",
+        "|---|---|---|---|---|---|---|",
     ]
+    rows = {t: crasp_row(t) for t in {g.task for g in groups}}
     for g in groups:
         v = verdict(g)
-        lines.append(f"| {g.task} | {g.label} | {v.word} | {v.fitted}/{v.finished} | {v.reason} |")
+        row = rows[g.task]
+        prediction = row.prediction if row is not None else NONE
+        lines.append(
+            f"| {g.task} | {g.label} | {v.word} | {v.fitted}/{v.finished} | {v.reason} "
+            f"| {prediction} | {as_predicted(prediction, g.pe, v.word)} |"
+        )
     return [*lines, ""]
