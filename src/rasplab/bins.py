@@ -64,3 +64,23 @@ class Bin:
     def lengths(self) -> range:
         """The lengths in the bin, in order."""
         return range(self.lo, self.hi + 1)
+
+
+def is_bin(name: str) -> bool:
+    """Whether a test-set name is a length bin (``1-50``) rather than a named split."""
+    try:
+        Bin.parse(name)
+    except RasplabError:
+        return False
+    return True
+
+
+def bin_order(names) -> list[str]:
+    """Test-set names in table order: bins by their ranges, then named splits as first seen.
+
+    >>> bin_order(["51-100", "id_short", "1-50", "longer_lists", "id_short"])
+    ['1-50', '51-100', 'id_short', 'longer_lists']
+    """
+    names = list(dict.fromkeys(names))
+    bins = sorted((Bin.parse(n), n) for n in names if is_bin(n))
+    return [n for _, n in bins] + [n for n in names if not is_bin(n)]

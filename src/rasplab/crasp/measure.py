@@ -88,7 +88,7 @@ def _id_bins(record) -> tuple[str, ...]:
 
 def summarize_runs(task: str, encoding: str, runs: list, threshold: float) -> Measurement:
     """The :class:`Measurement` of one task's runs with one encoding (one setting)."""
-    from rasplab.reports.aggregate import bin_order, is_bin
+    from rasplab.bins import bin_order, is_bin
 
     done = [r for r in runs if r.status == "done" and r.metrics]
     bins = tuple(bin_order(b for r in done for b in r.metrics["bins"] if is_bin(b)))

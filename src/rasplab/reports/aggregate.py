@@ -15,8 +15,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from rasplab.bins import Bin
-from rasplab.errors import RasplabError
+from rasplab.bins import bin_order
 
 
 @dataclass(frozen=True)
@@ -64,26 +63,6 @@ class GroupSummary:
     counts: dict
     unfinished: int
     pe: str | None = None  # ``model.pe`` of the setting's resolved config (None: not recorded)
-
-
-def is_bin(name: str) -> bool:
-    """Whether a test-set name is a length bin (``1-50``) rather than a named split."""
-    try:
-        Bin.parse(name)
-    except RasplabError:
-        return False
-    return True
-
-
-def bin_order(names) -> list[str]:
-    """Test-set names in table order: bins by their ranges, then named splits as first seen.
-
-    >>> bin_order(["51-100", "id_short", "1-50", "longer_lists", "id_short"])
-    ['1-50', '51-100', 'id_short', 'longer_lists']
-    """
-    names = list(dict.fromkeys(names))
-    bins = sorted((Bin.parse(n), n) for n in names if is_bin(n))
-    return [n for _, n in bins] + [n for n in names if not is_bin(n)]
 
 
 def flatten(data: dict, prefix: str = "") -> dict:

@@ -19,8 +19,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from rasplab.bins import bin_order, is_bin  # noqa: E402
 from rasplab.harness.checkpoint import atomic_write_bytes  # noqa: E402
-from rasplab.reports.aggregate import GroupSummary, bin_order, is_bin  # noqa: E402
+from rasplab.reports.aggregate import GroupSummary  # noqa: E402
 
 
 def save_figure(fig, path: Path) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import io
 
-from rasplab.reports.aggregate import GroupSummary, bin_order
+from rasplab.bins import bin_order
+from rasplab.reports.aggregate import GroupSummary
 from rasplab.reports.slices import slice_markdown
 from rasplab.reports.verdicts import crasp_summary, verdict_markdown
 

@@ -49,7 +49,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rasplab.reports.aggregate import GroupSummary, is_bin
+from rasplab.bins import is_bin
+from rasplab.reports.aggregate import GroupSummary
 
 if TYPE_CHECKING:
     from rasplab.crasp.expressibility import ExpressibilityRow
