@@ -223,3 +223,135 @@ def test_agreement_rule_on_hand_made_measurements():
     assert (r.agreement("NoPE"), r.agree) == ("not measured", "inconclusive")
     nope = TableRow(row("tomita1"), {"APE": _m((0,), 0.95), "NoPE": _m((0, 1), 0.95)})
     assert nope.agree == "yes"
+
+
+def test_agreement_rule_with_the_regularized_encoding():
+    from rasplab.crasp.expressibility import row
+    from rasplab.crasp.table import WITH_REGULARIZED
+
+    ape_only = row("aa_star")  # predicts: APE and APE+reg generalize, NoPE does not
+    agreeing = {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.2)}
+    r = TableRow(ape_only, {**agreeing, "APE+reg": _m((0, 1), 0.91)}, WITH_REGULARIZED)
+    assert (r.agreement("APE+reg"), r.agree) == ("yes", "yes")
+    r = TableRow(ape_only, {**agreeing, "APE+reg": _m((0,), 0.6)}, WITH_REGULARIZED)
+    assert (r.agreement("APE"), r.agreement("NoPE"), r.agreement("APE+reg")) == ("yes",) * 2 + (
+        "no",
+    )
+    assert r.agree == "no"
+    assert TableRow(ape_only, agreeing, WITH_REGULARIZED).agree == "inconclusive"
+    r = TableRow(ape_only, {**agreeing, "APE+reg": _m((), 0.0)}, WITH_REGULARIZED)
+    assert (r.agreement("APE+reg"), r.agree) == ("inconclusive", "inconclusive")
+    # the same measurements in a two-encoding row: APE+reg is not one of its columns
+    assert TableRow(ape_only, {**agreeing, "APE+reg": _m((0,), 0.6)}).agree == "yes"
+    neither = TableRow(
+        row("parity"),
+        {"APE": _m((0,), 0.2), "NoPE": _m((0,), 0.1), "APE+reg": _m((0,), 0.95)},
+        WITH_REGULARIZED,
+    )
+    assert (neither.agreement("APE+reg"), neither.agree) == ("no", "no")
+
+
+# A hand-filled store (tests/crasp/conftest.py): aa_star predicts "APE only".
+APE, NOPE = {"model.pe": "ape"}, {"model.pe": "nope"}
+REG = {"model.pe": "ape", "train.pe_penalty": 1e-3, "train.weight_penalty": 0.01}
+THREE = [
+    ("aa_star", "ape", 0, APE, (1.0, 0.95, 0.92)),
+    ("aa_star", "ape", 1, APE, (1.0, 0.93, 0.90)),
+    ("aa_star", "ape_reg", 0, REG, (1.0, 0.5, 0.2)),
+    ("aa_star", "ape_reg", 1, REG, (1.0, 0.7, 0.4)),
+    ("aa_star", "ape_reg", 2, REG, (0.8, 0.9, 0.9)),
+    ("aa_star", "nope", 0, NOPE, (1.0, 0.3, 0.1)),
+]
+BEFORE_HEAD = (
+    "| row | task | C-RASP[] | C-RASP[periodic,local] | star-free | AC0 | dot-depth | "
+    "prediction | APE | NoPE | agree |"
+)
+BEFORE_CSV = (
+    "task,label,crasp,crasp_reason,crasp_periodic_local,crasp_periodic_local_reason,"
+    "star_free,ac0,ac0_source,dot_depth,prediction,"
+    "APE_status,APE_seeds,APE_fitted,APE_bins,APE_all,APE_fitted_acc,APE_agree,"
+    "NoPE_status,NoPE_seeds,NoPE_fitted,NoPE_bins,NoPE_all,NoPE_fitted_acc,NoPE_agree,agree"
+)
+BEFORE_FIGURE = ["C-RASP[]", "[per.,local]", "star-free", "AC0", "prediction"]
+BEFORE_FIGURE += ["APE\nbin 1", "APE\nbin 2", "APE\nbin 3", "APE\nfitted"]
+BEFORE_FIGURE += ["NoPE\nbin 1", "NoPE\nbin 2", "NoPE\nbin 3", "NoPE\nfitted", "agree"]
+
+
+def _figure_head(table):
+    import matplotlib.pyplot as plt
+
+    from rasplab.crasp.table_plot import table_figure
+
+    fig = table_figure(table)
+    head = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    plt.close(fig)
+    return head
+
+
+def test_the_regularized_column_in_markdown_csv_json_and_png(hand_store, tmp_path):
+    from rasplab.crasp.table import write_table
+
+    table = build_table(db=hand_store(THREE), tasks=["aa_star", "tomita1"], threshold=0.9)
+    assert table.encodings == ("APE", "NoPE", "APE+reg")
+    aa, tomita = table.rows[1], table.rows[0]
+    assert [aa.agreement(e) for e in table.encodings] == ["yes", "yes", "no"]
+    assert (aa.agree, tomita.agree) == ("no", "not measured")
+    assert table.tally() == {"yes": 0, "no": 1, "inconclusive": 0, "not measured": 1}
+
+    text = markdown(table)
+    assert BEFORE_HEAD.replace("| NoPE |", "| NoPE | APE+reg |") in text
+    assert (
+        "| APE only | generalizes (2/2 fitted) | does not generalize (1/1 fitted) | "
+        "does not generalize (2/3 fitted) | no |"
+    ) in text
+    assert (
+        "| aa_star | APE+reg | 1-50 / 51-100 / 101-150 | 10/10/10 | 2/3 | 93.3 / 70.0 / 50.0 | "
+        "100.0 / 60.0 / 30.0 | no |"
+    ) in text
+    assert "APE+reg: the runs with `model.pe=ape` and `train.pe_penalty` > 0" in text
+
+    lines = list(csv.DictReader(io.StringIO(csv_text(table))))
+    reg = {k[len("APE+reg_") :]: v for k, v in lines[1].items() if k.startswith("APE+reg_")}
+    assert reg == {
+        "status": "does not generalize",
+        "seeds": "3",
+        "fitted": "2",
+        "bins": "1-50 51-100 101-150",
+        "all": "0.9333 0.7000 0.5000",
+        "fitted_acc": "1.0000 0.6000 0.3000",
+        "agree": "no",
+    }
+    assert (lines[1]["APE_agree"], lines[1]["agree"]) == ("yes", "no")
+    assert lines[0]["APE+reg_status"] == "not measured"
+
+    recs = records(table)
+    assert recs[0]["measured"] == {"APE": None, "NoPE": None, "APE+reg": None}
+    assert recs[1]["measured"]["APE+reg"]["fitted_seeds"] == [0, 1]
+    assert recs[1]["measured"]["APE+reg"]["agree"] == "no"
+
+    head = _figure_head(table)
+    assert head[-5:] == [
+        "APE+reg\nbin 1",
+        "APE+reg\nbin 2",
+        "APE+reg\nbin 3",
+        "APE+reg\nfitted",
+    ] + ["agree"]
+    assert head[:-5] == BEFORE_FIGURE[:-1]
+    written = write_table(table, tmp_path / "out")
+    assert [p.name for p in written] == ["crasp_table.md", "crasp_table.csv", "crasp_table.png"]
+    assert written[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_regularized_runs_the_columns_are_the_previous_ones(hand_store):
+    two = [r for r in THREE if r[1] != "ape_reg"]
+    two.append(("aa_star", "ape", 2, {"model.pe": "ape", "train.weight_penalty": 0.0}, (1, 1, 1)))
+    table = build_table(db=hand_store(two), tasks=["aa_star"])
+    assert table.encodings == ("APE", "NoPE")
+    text = markdown(table)
+    assert BEFORE_HEAD in text and "APE+reg" not in text
+    assert (
+        "| APE only | generalizes (3/3 fitted) | does not generalize (1/1 fitted) | yes |" in text
+    )
+    assert csv_text(table).splitlines()[0] == BEFORE_CSV
+    assert set(records(table)[0]["measured"]) == {"APE", "NoPE"}
+    assert _figure_head(table) == BEFORE_FIGURE

@@ -44,7 +44,8 @@ def register(crasp_app: typer.Typer) -> None:
 
         One row per task: C-RASP programs or the paper's 'no', star-free, AC0, dot-depth,
         the predicted length generalization (NoPE / APE only / neither) and, with --db, the
-        measured accuracy per bin for APE and NoPE and whether they agree."""
+        measured accuracy per bin for APE and NoPE (and APE+reg: APE runs with
+        train.pe_penalty > 0, when the store has them) and whether they agree."""
         from rasplab.crasp.table import build_table, write_table
         from rasplab.crasp.table_text import markdown, records
 

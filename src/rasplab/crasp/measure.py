@@ -1,8 +1,11 @@
 """Measured length generalization per task and positional encoding, from a results store.
 
-For each task and encoding (APE: ``model.pe = ape``; NoPE: ``model.pe = nope``; other
-encodings are left out) the finished runs of the store (optionally only those of a sweep
-config's current grid) are grouped and summarized per length bin:
+For each task and encoding the finished runs of the store (optionally only those of a sweep
+config's current grid) are grouped and summarized per length bin. The encoding of a run is
+read from its stored resolved config, never from its variant name (:func:`encoding_of`):
+APE is ``model.pe = ape`` without the positional penalty, **APE+reg** is ``model.pe = ape``
+with ``train.pe_penalty > 0`` (seed 003's regularizer, :mod:`rasplab.harness.regularizer`),
+NoPE is ``model.pe = nope``; other encodings are left out.
 
 * the **in-distribution bins** of a run are the harness's own (the test bins inside the
   training bin, :func:`rasplab.harness.setup.in_distribution`); the others are
@@ -32,7 +35,32 @@ from pathlib import Path
 from rasplab.errors import RasplabError
 
 ENCODINGS = {"ape": "APE", "nope": "NoPE"}
-"""``model.pe`` value -> the encoding's name in the table."""
+"""``model.pe`` value -> the encoding's name in the table (for runs without the regularizer)."""
+
+REGULARIZED = "APE+reg"
+"""The name of APE runs trained with the positional penalty (``train.pe_penalty > 0``)."""
+
+
+def encoding_of(config: dict) -> str | None:
+    """The table's encoding of a stored resolved config: "APE", "APE+reg", "NoPE" or None
+    (another encoding). Only ``model.pe`` and ``train.pe_penalty`` decide (a missing
+    ``pe_penalty``, as in stores written before it existed, is 0); ``train.weight_penalty``
+    alone keeps a run in APE.
+
+    >>> encoding_of({"model": {"pe": "ape"}, "train": {"pe_penalty": 1e-3}})
+    'APE+reg'
+    >>> encoding_of({"model": {"pe": "ape"}, "train": {"weight_penalty": 0.01}})
+    'APE'
+    >>> encoding_of({"model": {"pe": "nope"}}), encoding_of({"model": {"pe": "rope"}})
+    ('NoPE', None)
+    """
+    pe = (config.get("model") or {}).get("pe")
+    if pe not in ENCODINGS:
+        return None
+    penalty = (config.get("train") or {}).get("pe_penalty") or 0.0
+    if pe == "ape" and isinstance(penalty, (int, float)) and penalty > 0:
+        return REGULARIZED
+    return ENCODINGS[pe]
 
 
 @dataclass(frozen=True)
@@ -134,8 +162,12 @@ def measure(
     tasks: list[str] | None = None,
     threshold: float = 0.9,
 ) -> dict[tuple[str, str], Measurement]:
-    """``{(task, "APE" | "NoPE"): Measurement}`` for the runs in ``db`` (only those of the
-    sweep ``config``'s current grid when given; only ``tasks`` when given)."""
+    """``{(task, "APE" | "NoPE" | "APE+reg"): Measurement}`` for the runs in ``db`` (only
+    those of the sweep ``config``'s current grid when given; only ``tasks`` when given).
+
+    Two settings (different ``setting_hash``) of one task and encoding are an error, e.g.
+    two learning rates of APE; APE with and without the positional penalty are two
+    encodings, not two settings."""
     from rasplab.harness.store import ResultsStore
     from rasplab.harness.sweepconfig import load_sweep
 
@@ -151,12 +183,12 @@ def measure(
         )
     groups: dict = defaultdict(list)
     for r in records:
-        pe = (r.config.get("model") or {}).get("pe")
-        if pe not in ENCODINGS or (grid is not None and r.run_id not in grid):
+        encoding = encoding_of(r.config)
+        if encoding is None or (grid is not None and r.run_id not in grid):
             continue
         if tasks is not None and r.task not in tasks:
             continue
-        groups[(r.task, ENCODINGS[pe])].append(r)
+        groups[(r.task, encoding)].append(r)
     out = {}
     for (task, encoding), runs in sorted(groups.items()):
         settings = {r.setting_hash for r in runs}
@@ -169,4 +201,13 @@ def measure(
     return out
 
 
-__all__ = ["ENCODINGS", "Measurement", "check_threshold", "mean", "measure", "summarize_runs"]
+__all__ = [
+    "ENCODINGS",
+    "REGULARIZED",
+    "Measurement",
+    "check_threshold",
+    "encoding_of",
+    "mean",
+    "measure",
+    "summarize_runs",
+]

@@ -7,19 +7,28 @@
    prediction "NoPE" / "APE only" / "neither");
 2. with a results store, the measurements per task and encoding
    (:mod:`rasplab.crasp.measure`: per-bin means over all and over fitted seeds, and whether
-   the encoding generalizes at the given threshold);
+   the encoding generalizes at the given threshold); the encodings are APE and NoPE, and a
+   third, APE+reg (APE trained with the positional penalty ``train.pe_penalty > 0``), only
+   when the store holds such runs for the table's tasks;
 3. the comparison: the prediction says APE should generalize unless it is "neither", and
-   NoPE should generalize only when it is "NoPE"; each measured encoding agrees ("yes") or
-   not ("no"); an encoding with no fitted seed is "inconclusive", one without runs "not
-   measured". A row agrees when both encodings agree, disagrees when either disagrees.
+   NoPE should generalize only when it is "NoPE"; APE+reg is predicted as APE: Theorem 7 of
+   Huang et al. is about APE trained under an idealized procedure (Definition 6) that fits
+   the training lengths while minimizing a regularizer, and the penalty is that
+   regularizer's positional term (8) made a training loss, so the prediction is the same and
+   APE+reg is the closer of the two runs to the theorem's setting. Each measured encoding
+   agrees ("yes") or not ("no"); an encoding with no fitted seed is "inconclusive", one
+   without runs "not measured". A row agrees when every encoding of the table agrees,
+   disagrees when any disagrees.
 
 :func:`write_table` renders Markdown, CSV and a PNG figure (:mod:`rasplab.crasp.table_text`,
 :mod:`rasplab.crasp.table_plot`) in memory first and then writes each file atomically.
 
 >>> t = build_table(tasks=["tomita4"])
 >>> r = t.rows[0]
->>> r.row.prediction, r.expected("APE"), r.expected("NoPE"), r.agreement("APE")
-('APE only', True, False, 'not measured')
+>>> r.row.prediction, r.expected("APE"), r.expected("APE+reg"), r.expected("NoPE")
+('APE only', True, True, False)
+>>> r.agreement("APE"), t.encodings
+('not measured', ('APE', 'NoPE'))
 """
 
 from __future__ import annotations
@@ -28,9 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.crasp.expressibility import ExpressibilityRow, rows
-from rasplab.crasp.measure import Measurement, check_threshold, measure
+from rasplab.crasp.measure import REGULARIZED, Measurement, check_threshold, measure
 
 ENCODING_NAMES = ("APE", "NoPE")
+"""The encodings of every measured table."""
+
+WITH_REGULARIZED = (*ENCODING_NAMES, REGULARIZED)
+"""The encodings of a table whose store holds APE+reg runs: ("APE", "NoPE", "APE+reg")."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +51,12 @@ class TableRow:
     """One task: its expressibility row and, when a store was read, its measurements."""
 
     row: ExpressibilityRow
-    measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" -> Measurement
+    measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" | "APE+reg" -> Measurement
+    encodings: tuple = ENCODING_NAMES  # the table's encoding columns
 
     def expected(self, encoding: str) -> bool | None:
         """Whether the prediction says ``encoding`` length-generalizes on this task (None:
-        no prediction)."""
+        no prediction). APE+reg is predicted as APE (Theorem 7 idealizes the regularizer)."""
         if self.row.prediction == "not known":
             return None
         if encoding == "NoPE":
@@ -68,9 +82,9 @@ class TableRow:
 
     @property
     def agree(self) -> str:
-        """The row's agreement: "no" if either encoding disagrees, "yes" if both agree,
-        "not measured" if neither was measured, else "inconclusive"."""
-        each = [self.agreement(e) for e in ENCODING_NAMES]
+        """The row's agreement over the table's encodings: "no" if any disagrees, "yes" if
+        every one agrees, "not measured" if none was measured, else "inconclusive"."""
+        each = [self.agreement(e) for e in self.encodings]
         if "no" in each:
             return "no"
         if all(a == "yes" for a in each):
@@ -80,12 +94,13 @@ class TableRow:
 
 @dataclass(frozen=True)
 class CraspTable:
-    """The table's rows and how it was made (store, config, threshold)."""
+    """The table's rows and how it was made (store, config, threshold, encoding columns)."""
 
     rows: list
     threshold: float
     db: str | None = None
     config: str | None = None
+    encodings: tuple = ENCODING_NAMES
 
     @property
     def measured(self) -> bool:
@@ -117,14 +132,17 @@ def build_table(
     if db is not None:
         names = [r.info.measured_task for r in expressibility if r.info.measured_task]
         measured = measure(db, config=config, tasks=names, threshold=threshold)
+    regularized = any(e == REGULARIZED for _, e in measured)
+    encodings = WITH_REGULARIZED if regularized else ENCODING_NAMES
     table_rows = [
         TableRow(
             r,
             {
                 e: measured[(r.info.measured_task, e)]
-                for e in ENCODING_NAMES
+                for e in encodings
                 if (r.info.measured_task, e) in measured
             },
+            encodings,
         )
         for r in expressibility
     ]
@@ -133,6 +151,7 @@ def build_table(
         threshold,
         None if db is None else str(db),
         None if config is None else str(config),
+        encodings,
     )
 
 
@@ -157,4 +176,11 @@ def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
     return list(rendered)
 
 
-__all__ = ["ENCODING_NAMES", "CraspTable", "TableRow", "build_table", "write_table"]
+__all__ = [
+    "ENCODING_NAMES",
+    "WITH_REGULARIZED",
+    "CraspTable",
+    "TableRow",
+    "build_table",
+    "write_table",
+]

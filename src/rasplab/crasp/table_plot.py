@@ -2,10 +2,11 @@
 
 One row per task. Left: the verdicts (C-RASP[], C-RASP[periodic,local], star-free, AC0) as
 coloured cells (yes green, no red, none found orange, does not apply grey) and the
-prediction. Right, when a results store was read: for APE and for NoPE the mean accuracy over
-all finished seeds in each test bin (in-distribution first, then the longer bins; the cell
-colour is the accuracy), the fitted/finished seed count, and whether the measurement agrees
-with the prediction.
+prediction. Right, when a results store was read: for APE, for NoPE, and for APE+reg when the
+store has APE runs with the positional penalty, the mean accuracy over all finished seeds in
+each test bin (in-distribution first, then the longer bins; the cell colour is the
+accuracy) and the fitted/finished seed count; last, whether the row agrees with the
+prediction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from rasplab.crasp.table import ENCODING_NAMES, CraspTable  # noqa: E402
+from rasplab.crasp.table import CraspTable  # noqa: E402
 
 VERDICT_COLORS = {
     "yes": (0.55, 0.80, 0.55),
@@ -40,7 +41,7 @@ def _cells(table: CraspTable) -> tuple[list[str], list[list[tuple[str, tuple]]]]
     n_bins = max((len(m.bins) for r in table.rows for m in r.measurements.values()), default=0)
     head = ["C-RASP[]", "[per.,local]", "star-free", "AC0", "prediction"]
     if table.measured:
-        for e in ENCODING_NAMES:
+        for e in table.encodings:
             head += [f"{e}\nbin {k + 1}" for k in range(n_bins)] + [f"{e}\nfitted"]
         head += ["agree"]
     out = []
@@ -56,7 +57,7 @@ def _cells(table: CraspTable) -> tuple[list[str], list[list[tuple[str, tuple]]]]
             (x.prediction, (1.0, 1.0, 1.0)),
         ]
         if table.measured:
-            for e in ENCODING_NAMES:
+            for e in table.encodings:
                 m = r.measurement(e)
                 for k in range(n_bins):
                     b = m.bins[k] if m is not None and k < len(m.bins) else None

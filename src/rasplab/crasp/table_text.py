@@ -13,7 +13,8 @@ from __future__ import annotations
 import csv
 import io
 
-from rasplab.crasp.table import ENCODING_NAMES, CraspTable, TableRow
+from rasplab.crasp.measure import REGULARIZED
+from rasplab.crasp.table import CraspTable, TableRow
 
 
 def yes_no(value: bool | None) -> str | None:
@@ -62,7 +63,7 @@ def record(r: TableRow, measured: bool) -> dict:
     }
     if measured:
         out["measured_task"] = x.info.measured_task
-        out["measured"] = {e: _measurement_record(r, e) for e in ENCODING_NAMES}
+        out["measured"] = {e: _measurement_record(r, e) for e in r.encodings}
         out["agree"] = r.agree
     return out
 
@@ -109,6 +110,13 @@ def definitions(table: CraspTable) -> list[str]:
             f"fitted seeds is >= {t} on every longer bin. With no fitted seed the comparison "
             "is inconclusive. Accuracy is whole-sequence accuracy (every scored position).",
         ]
+    if REGULARIZED in table.encodings:
+        lines += [
+            f"{REGULARIZED}: the runs with `model.pe=ape` and `train.pe_penalty` > 0 (APE "
+            "trained with the paper's regularizer), predicted as APE (Theorem 7 idealizes "
+            "training with that regularizer); APE is the ape runs without it. A row agrees "
+            "when all three encodings agree and disagrees when any disagrees.",
+        ]
     return lines
 
 
@@ -117,7 +125,7 @@ def markdown(table: CraspTable) -> str:
     measured, each encoding's status and the agreement), then the accuracies per bin, then
     the definitions and the reasons of every "no"."""
     head = ["row", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0", "dot-depth"]
-    head += ["prediction"] + (["APE", "NoPE", "agree"] if table.measured else [])
+    head += ["prediction"] + ([*table.encodings, "agree"] if table.measured else [])
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for i, r in enumerate(table.rows, 1):
         x = r.row
@@ -127,7 +135,7 @@ def markdown(table: CraspTable) -> str:
         ac0 += " (Table 3)" if x.ac0_source == "Table 3" else ""
         cells += [ac0, "–" if x.dot_depth is None else str(x.dot_depth), x.prediction]
         if table.measured:
-            cells += [_status(r, "APE"), _status(r, "NoPE"), r.agree]
+            cells += [_status(r, e) for e in table.encodings] + [r.agree]
         lines.append("| " + " | ".join(cells) + " |")
     if table.measured:
         lines += [
@@ -138,7 +146,7 @@ def markdown(table: CraspTable) -> str:
         lines += ["| task | encoding | bins | n | fitted | all seeds | fitted seeds | agree |"]
         lines += ["| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in table.rows:
-            for e in ENCODING_NAMES:
+            for e in table.encodings:
                 m = r.measurement(e)
                 if m is None or not m.seeds:
                     continue
@@ -162,15 +170,16 @@ def markdown(table: CraspTable) -> str:
 
 
 def csv_text(table: CraspTable) -> str:
-    """The table as CSV, one line per task; per encoding its status, seed counts, the bins
-    and the mean accuracies (space-separated, in bin order)."""
+    """The table as CSV, one line per task; per encoding (APE, NoPE, and APE+reg when the
+    store has such runs; columns ``APE_status``, ..., ``APE+reg_agree``) its status, seed
+    counts, the bins and the mean accuracies (space-separated, in bin order)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     head = ["task", "label", "crasp", "crasp_reason", "crasp_periodic_local"]
     head += ["crasp_periodic_local_reason", "star_free", "ac0", "ac0_source", "dot_depth"]
     head += ["prediction"]
     if table.measured:
-        for e in ENCODING_NAMES:
+        for e in table.encodings:
             head += [f"{e}_{k}" for k in ("status", "seeds", "fitted", "bins", "all", "fitted_acc")]
             head += [f"{e}_agree"]
         head += ["agree"]
@@ -183,7 +192,7 @@ def csv_text(table: CraspTable) -> str:
         row += [yes_no(x.star_free) or "", yes_no(x.ac0) or "", x.ac0_source, x.dot_depth or ""]
         row += [x.prediction]
         if table.measured:
-            for e in ENCODING_NAMES:
+            for e in table.encodings:
                 m = r.measurement(e)
                 if m is None:
                     row += ["not measured", 0, 0, "", "", "", "not measured"]
