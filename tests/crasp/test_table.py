@@ -18,6 +18,8 @@ from rasplab.crasp.table_text import csv_text, markdown, records
 from rasplab.errors import RasplabError
 from rasplab.harness import ResultsStore, run_sweep
 
+from .hand_runs import THREE
+
 SWEEP = {
     "name": "tiny_fig1",
     "base": {
@@ -251,17 +253,8 @@ def test_agreement_rule_with_the_regularized_encoding():
     assert (neither.agreement("APE+reg"), neither.agree) == ("no", "no")
 
 
-# A hand-filled store (tests/crasp/conftest.py): aa_star predicts "APE only".
-APE, NOPE = {"model.pe": "ape"}, {"model.pe": "nope"}
-REG = {"model.pe": "ape", "train.pe_penalty": 1e-3, "train.weight_penalty": 0.01}
-THREE = [
-    ("aa_star", "ape", 0, APE, (1.0, 0.95, 0.92)),
-    ("aa_star", "ape", 1, APE, (1.0, 0.93, 0.90)),
-    ("aa_star", "ape_reg", 0, REG, (1.0, 0.5, 0.2)),
-    ("aa_star", "ape_reg", 1, REG, (1.0, 0.7, 0.4)),
-    ("aa_star", "ape_reg", 2, REG, (0.8, 0.9, 0.9)),
-    ("aa_star", "nope", 0, NOPE, (1.0, 0.3, 0.1)),
-]
+# A hand-filled store (tests/crasp/conftest.py) of the runs in hand_runs.py: aa_star predicts
+# "APE only".
 BEFORE_HEAD = (
     "| row | task | C-RASP[] | C-RASP[periodic,local] | star-free | AC0 | dot-depth | "
     "prediction | APE | NoPE | agree |"
