@@ -9,14 +9,13 @@ BINS = ("1-50", "51-100", "101-150")
 
 
 @pytest.fixture
-def hand_store(tmp_path):
+def hand_store(tmp_path, finish_hand_run):
     """A function ``(runs) -> path`` writing a store of finished runs. ``runs``: tuples
     ``(task, variant, seed, overrides, accuracies)`` with ``overrides`` a dict of dotted config
     keys (``{"model.pe": "ape", "train.pe_penalty": 1e-3}``) and ``accuracies`` one per bin of
     :data:`BINS` (training bin 1-50, 10 test strings per bin)."""
     from rasplab.harness.config import experiment_from_dict
     from rasplab.harness.store import ResultsStore
-    from rasplab.harness.train import RunResult
 
     def make(runs, name="results.sqlite"):
         path = tmp_path / name
@@ -34,13 +33,7 @@ def hand_store(tmp_path):
                     section, field = key.split(".")
                     data[section][field] = value
                 config = experiment_from_dict(data)
-                run_id = store.register(config)
-                bins = dict(zip(BINS, accs))
-                store.finish(
-                    RunResult(run_id, run_id, task, variant, seed, "done", bins,
-                              {b: 10 for b in bins}, None, accs[0] == 1.0, 2, False, 0.1,
-                              [], config.to_dict(), None, "test")
-                )  # fmt: skip
+                finish_hand_run(store, config, dict(zip(BINS, accs)))
         return path
 
     return make

@@ -90,12 +90,11 @@ SETTINGS = [
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(tmp_path, finish_hand_run):
     """A hand-filled store of real resolved configs (no training): the variant names say
     nothing about the encoding ("reg" is APE, "plain" NoPE); only ``model.pe`` does."""
     from rasplab.harness.config import experiment_from_dict
     from rasplab.harness.store import ResultsStore
-    from rasplab.harness.train import RunResult
 
     path = tmp_path / "results.sqlite"
     with ResultsStore(path) as store:
@@ -106,13 +105,7 @@ def store(tmp_path):
                      "model": {"pe": pe, "layers": 1, "heads": 1, "width": 8},
                      "train": {"steps": 2, "pe_penalty": 1e-3 if variant == "reg" else 0.0}}
                 )  # fmt: skip
-                run_id = store.register(config)
-                bins = dict(zip(("1-50", "51-100", "101-150"), accs))
-                store.finish(
-                    RunResult(run_id, run_id, task, variant, seed, "done", bins,
-                              {b: 10 for b in bins}, None, accs[0] == 1.0, 2, False, 0.1,
-                              [], config.to_dict(), None, "test")
-                )  # fmt: skip
+                finish_hand_run(store, config, dict(zip(("1-50", "51-100", "101-150"), accs)))
     return path
 
 
