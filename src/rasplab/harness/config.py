@@ -493,6 +493,22 @@ def set_dotted(data: dict, key: str, value) -> None:
     node[parts[-1]] = value
 
 
+def flatten(data: dict, prefix: str = "") -> dict:
+    """Nested mapping → ``{"a.b": value}`` (the inverse of :func:`set_dotted`).
+
+    >>> flatten({"model": {"pe": "ape"}, "seed": 1})
+    {'model.pe': 'ape', 'seed': 1}
+    """
+    out = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
 def yaml_problem(err: yaml.YAMLError) -> str:
     """A YAML error on one line: what is wrong and where (PyYAML's own text spans lines)."""
     problem = getattr(err, "problem", None)

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import atomic_write_text
+from rasplab.harness.config import flatten
 from rasplab.harness.sweepconfig import SweepConfig
 
 STOPS = ("all", "first_fit")
@@ -128,7 +129,7 @@ def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> objec
             for rec in got:
                 if rec is None or rec.status != "done":
                     continue
-                flat = _flat(rec.config)
+                flat = flatten(rec.config)
                 results.append(({k: flat[k] for k in select["grid"]}, _Result(rec)))
             if cand is not None and results and results[-1][1].fitted:
                 break
@@ -157,13 +158,6 @@ class _Result:
     def __init__(self, record) -> None:
         self.fitted = bool(record.fitted)
         self.bins = dict(record.metrics["bins"])
-
-
-def _flat(config: dict) -> dict:
-    """A stored config as dotted keys."""
-    from rasplab.reports.aggregate import flatten
-
-    return flatten(config)
 
 
 def _points(config: SweepConfig) -> list[dict]:

@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from rasplab.bins import bin_order
+from rasplab.harness.config import flatten
 
 
 @dataclass(frozen=True)
@@ -63,22 +64,6 @@ class GroupSummary:
     counts: dict
     unfinished: int
     pe: str | None = None  # ``model.pe`` of the setting's resolved config (None: not recorded)
-
-
-def flatten(data: dict, prefix: str = "") -> dict:
-    """Nested mapping → ``{"a.b": value}``.
-
-    >>> flatten({"model": {"pe": "ape"}, "seed": 1})
-    {'model.pe': 'ape', 'seed': 1}
-    """
-    out = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.update(flatten(value, name + "."))
-        else:
-            out[name] = value
-    return out
 
 
 def _labels(records) -> dict[str, str]:
