@@ -59,3 +59,28 @@ def test_the_report_shows_the_chosen_configuration(tiny, tmp_path):
     build_report(db, tmp_path / "report")
     text = (tmp_path / "report" / "summary.md").read_text()
     assert "## Selected configurations" in text and "task=toy_next_set, variant=ape" in text
+
+
+def test_the_config_filter_keeps_the_seeds_run_with_the_choice(tiny, tmp_path):
+    """`rasplab report --config` of a selection sweep shows its final seeds, not nothing."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from rasplab.cli import app
+    from rasplab.harness.select import grid_ids
+    from rasplab.harness.sweepconfig import sweep_from_dict
+
+    db = tmp_path / "r.sqlite"
+    data = _sweep(tiny, "all")
+    config = sweep_from_dict(data)
+    assert grid_ids(config, db) == set()  # nothing chosen yet
+    summary = run_sweep(data, db, workers=1, progress=False)
+    assert grid_ids(config, db) == set(summary.run_ids)  # the two seeds, not the candidates
+    path = tmp_path / "sel.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "report"
+    result = CliRunner().invoke(
+        app, ["report", "--db", str(db), "--config", str(path), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "report of 2 runs (2 finished)" in result.output

@@ -53,11 +53,12 @@ def parse_only(items: list[str] | None) -> dict:
     return out
 
 
-def grid_ids(config: str) -> set[str]:
-    """The run ids of a sweep config's current grid (what its report shows)."""
+def grid_ids(config: str, db: str) -> set[str]:
+    """The run ids of a sweep config's current grid in ``db`` (what its report shows)."""
+    from rasplab.harness.select import grid_ids as select_grid_ids
     from rasplab.harness.sweepconfig import load_sweep
 
-    return {e.hash() for e in load_sweep(config).expand()}
+    return select_grid_ids(load_sweep(config), db)
 
 
 def register(app: typer.Typer) -> None:
@@ -150,7 +151,7 @@ def register(app: typer.Typer) -> None:
             threads_per_run=threads_per_run,
         )
         report = build_report(
-            db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid_ids(config)
+            db, out or Path(db).parent / "report", sweep=summary.name, run_ids=grid_ids(config, db)
         )
         _say(
             f"sweep {summary.name}: {summary.total} runs, {summary.skipped} already done, "
@@ -172,7 +173,7 @@ def register(app: typer.Typer) -> None:
         """Rebuild runs.csv, summary.md/csv and the PNG plots from the results database."""
         from rasplab.reports import build_report
 
-        grid = None if config is None else grid_ids(config)
+        grid = None if config is None else grid_ids(config, db)
         report = build_report(db, out or Path(db).parent / "report", sweep=sweep, run_ids=grid)
         _say(f"report of {report.runs} runs ({report.finished} finished) in {report.out_dir}:")
         for path in report.files:

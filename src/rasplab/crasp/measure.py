@@ -168,11 +168,12 @@ def measure(
     Two settings (different ``setting_hash``) of one task and encoding are an error, e.g.
     two learning rates of APE; APE with and without the positional penalty are two
     encodings, not two settings."""
+    from rasplab.harness.select import grid_ids
     from rasplab.harness.store import ResultsStore
     from rasplab.harness.sweepconfig import load_sweep
 
     check_threshold(threshold)
-    grid = None if config is None else {e.hash() for e in load_sweep(config).expand()}
+    grid = None if config is None else grid_ids(load_sweep(config), db)
     with ResultsStore(db, create=False) as store:
         records = store.runs()
     if grid is not None and records and not any(r.run_id in grid for r in records):

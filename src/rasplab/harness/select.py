@@ -113,7 +113,6 @@ def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> objec
     )
     points = _points(plain)
     record: dict = {}
-    overrides = list(plain.overrides)
     for point in points:
         label = ", ".join(f"{k}={v}" for k, v in point.items())
         results: list[tuple[dict, object]] = []
@@ -146,10 +145,28 @@ def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> objec
             "candidates_run": len(results),
             "candidates_fitted": sum(r.fitted for _, r in results),
         }
-        overrides.append({"match": dict(point), "set": copy.deepcopy(sets)})
     atomic_write_text(selection_path(db), json.dumps(record, indent=1, sort_keys=True))
-    final = dataclasses.replace(plain, overrides=tuple(overrides))
-    return run_sweep(final, db, **sweep_options)
+    return run_sweep(_with_choices(plain, record), db, **sweep_options)
+
+
+def _with_choices(plain: SweepConfig, record: dict) -> SweepConfig:
+    """The sweep's grid with each recorded (task, variant) point set to its choice."""
+    chosen = [
+        {"match": dict(r["point"]), "set": copy.deepcopy(r["chosen"])} for r in record.values()
+    ]
+    return dataclasses.replace(plain, overrides=(*plain.overrides, *chosen))
+
+
+def grid_ids(config: SweepConfig, db: str | Path) -> set[str]:
+    """The run ids of a sweep config's current grid in ``db`` (what its report shows): for
+    a selection sweep, the seeds run with the recorded choices (none before the choice)."""
+    if not config.select:
+        return {e.hash() for e in config.expand()}
+    path = selection_path(db)
+    if not path.is_file():
+        return set()
+    plain = dataclasses.replace(config, select={})
+    return {e.hash() for e in _with_choices(plain, json.loads(path.read_text())).expand()}
 
 
 class _Result:
