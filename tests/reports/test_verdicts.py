@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rasplab.reports.aggregate import GroupSummary, Spread
@@ -152,3 +154,25 @@ def test_a_setting_without_a_recorded_encoding_is_not_compared():
     """Hand-made summaries with no ``model.pe`` (pe None): the prediction, but "–"."""
     rows = verdict_markdown([_group(5, 5, {"1-50": 1.0, "51-100": 1.0})])
     assert rows[-2].endswith("| APE only | – |")
+
+
+def _waiting(fitted: int, finished: int, unfinished: int) -> GroupSummary:
+    accs = {"1-50": 1.0, "51-100": 0.2, "101-150": 0.0}
+    return dataclasses.replace(_group(fitted, finished, accs), unfinished=unfinished)
+
+
+def test_a_partly_run_setting_is_not_judged_on_its_first_seeds():
+    v = verdict(_waiting(1, 1, 4))  # one seed of five done, fitted: not "fails, 1/1"
+    assert v.word == "unfinished" and v.reason == "1 of 5 seeds finished, 1 fitted (needs 3)"
+    assert as_predicted("NoPE", "nope", v.word) == "no verdict"
+
+
+def test_a_setting_that_cannot_reach_the_bar_is_not_fitted_even_unfinished():
+    v = verdict(_waiting(0, 3, 2))  # even if both remaining seeds fit: 2 of 5
+    assert v.word == "not fitted" and v.reason.endswith("; 3 of 5 seeds finished")
+
+
+def test_enough_fitted_seeds_are_judged_before_the_rest_finish():
+    v = verdict(_waiting(3, 4, 1))
+    assert v.word == "fails" and v.reason.endswith("(4 of 5 seeds finished)")
+    assert verdict(_waiting(3, 4, 0)).reason.startswith("fitted seeds' mean")

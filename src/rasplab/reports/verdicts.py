@@ -3,15 +3,21 @@
 A failure to generalize means something only if the model fitted the training lengths: a run
 that never reached 100% in distribution "fails" longer lengths for a reason that has nothing
 to do with length. :func:`verdict` therefore judges a (task, variant) setting only when at
-least ``min_fitted`` of its finished seeds fitted (default: 60% of them, i.e. 3 of 5, the
-bar of seed 003's "average of 5 successful runs" scaled to the seeds run), and then reads
-the fitted seeds' mean accuracy on the longer bins:
+least ``min_fitted`` of its seeds fitted (default: 60% of the seeds in the store, finished
+or not, i.e. 3 of 5, the bar of seed 003's "average of 5 successful runs" scaled to the
+seeds run), and then reads the fitted seeds' mean accuracy on the longer bins:
 
 * ``generalizes``: at least ``good`` (90%) on every longer bin;
 * ``partly``: at least ``good`` on the first longer bin only;
 * ``fails``: below ``good`` on the first longer bin;
-* ``not fitted``: too few fitted seeds — no verdict on generalization;
+* ``unfinished``: too few fitted seeds yet, but enough seeds still to finish (pending,
+  running or failed) to reach the bar — no verdict until they do;
+* ``not fitted``: too few fitted seeds, even if every unfinished one fitted — no verdict
+  on generalization;
 * ``not run``: no finished seeds.
+
+A verdict reached while some seeds are unfinished says so in its reason ("4 of 5 seeds
+finished"), so a partly run sweep's report never reads as the whole one's.
 
 The first (shortest) bin is taken as the in-distribution one, the others as longer ones.
 The thresholds are rasplab's reading of Figure 1's green/red split, not the paper's numbers.
@@ -25,20 +31,22 @@ The setting's encoding is its runs' resolved ``model.pe`` (so the variant ``ape_
 APE + regularizer, counts as APE): with ``ape`` the prediction says the setting generalizes
 unless it is "neither"; with ``nope`` only when it is "NoPE". Only "generalizes" counts as
 generalizing: "partly" (a drop on a later longer bin) is a failure to length-generalize, as
-is "fails". "not fitted" and "not run" give "no verdict"; another encoding (RoPE, ALiBi, ...),
-a task outside the tables or a prediction "not known" give "–". The verdicts' fitted bar
+is "fails". "unfinished", "not fitted" and "not run" give "no verdict"; another encoding
+(RoPE, ALiBi, ...), a task outside the tables or a prediction "not known" give "–". The verdicts' fitted bar
 (100% in distribution, 3 of 5 seeds) is stricter than ``rasplab crasp table``'s (90%, one
 seed), so the two can differ on the same store.
 
 >>> from rasplab.reports.aggregate import Spread
->>> def group(fitted, n, accs):
+>>> def group(fitted, n, accs, unfinished=0):
 ...     s = {b: Spread(a, 0.0, a, a, fitted) for b, a in accs.items()}
 ...     return GroupSummary("t", "ape", "ape", "h", tuple(accs), tuple(range(n)),
-...                         tuple(range(fitted)), s, s, None, {}, 0)
+...                         tuple(range(fitted)), s, s, None, {}, unfinished)
 >>> verdict(group(5, 5, {"1-50": 1.0, "51-100": 0.97, "101-150": 0.95})).word
 'generalizes'
 >>> verdict(group(2, 5, {"1-50": 1.0, "51-100": 0.2})).word
 'not fitted'
+>>> verdict(group(1, 1, {"1-50": 1.0, "51-100": 0.2}, unfinished=4)).reason
+'1 of 5 seeds finished, 1 fitted (needs 3)'
 >>> as_predicted("APE only", "ape", "generalizes"), as_predicted("APE only", "nope", "partly")
 ('yes', 'yes')
 """
@@ -59,7 +67,7 @@ GOOD = 0.9
 FITTED_SHARE = 0.6
 NONE = "–"
 JUDGED = ("generalizes", "partly", "fails")
-"""Verdict words that judge generalization ("not fitted" and "not run" do not)."""
+"""Verdict words that judge generalization ("unfinished", "not fitted", "not run" do not)."""
 PREDICTED_ENCODINGS = ("ape", "nope")
 """The ``model.pe`` values the C-RASP prediction speaks about."""
 
@@ -76,18 +84,24 @@ class Verdict:
 
 def verdict(group: GroupSummary, good: float = GOOD, min_fitted: int | None = None) -> Verdict:
     """The :class:`Verdict` of one (task, setting) summary (see the module docstring)."""
-    finished, fitted = len(group.seeds), len(group.fitted_seeds)
-    need = min_fitted if min_fitted is not None else max(1, math.ceil(FITTED_SHARE * finished))
+    finished, fitted, waiting = len(group.seeds), len(group.fitted_seeds), group.unfinished
+    planned = finished + waiting
+    need = min_fitted if min_fitted is not None else max(1, math.ceil(FITTED_SHARE * planned))
     if not finished:
         return Verdict("not run", 0, 0, "no finished seeds yet")
+    of_planned = f"{finished} of {planned} seeds finished"
     if fitted < need:
+        if fitted + waiting >= need:
+            reason = f"{of_planned}, {fitted} fitted (needs {need})"
+            return Verdict("unfinished", fitted, finished, reason)
         reason = f"{fitted}/{finished} seeds fitted the training lengths (needs {need})"
-        return Verdict("not fitted", fitted, finished, reason)
+        return Verdict("not fitted", fitted, finished, reason + (f"; {of_planned}" * bool(waiting)))
     longer = [b for b in group.bins if is_bin(b)][1:]
     accs = [group.fitted[b].mean for b in longer if group.fitted.get(b) is not None]
     if not accs:
         return Verdict("not fitted", fitted, finished, "no longer bins were evaluated")
     shown = ", ".join(f"{b}: {100 * a:.1f}%" for b, a in zip(longer, accs))
+    shown += f" ({of_planned})" * bool(waiting)
     if all(a >= good for a in accs):
         word = "generalizes"
     elif accs[0] >= good:
@@ -149,6 +163,7 @@ def verdict_markdown(groups: list[GroupSummary]) -> list[str]:
         "",
         "A setting is judged only when enough seeds fitted the training lengths (60% of them,",
         f"3 of 5); then by the fitted seeds' mean on the longer bins (>= {100 * GOOD:.0f}%).",
+        '"unfinished": too few fitted yet, with enough seeds still to finish to reach the bar.',
         "",
         'Huang et al. ("A formal framework for understanding length generalization in',
         'transformers") give the per-bin accuracies of their Figure 1 only as a plot, so this',
@@ -156,7 +171,7 @@ def verdict_markdown(groups: list[GroupSummary]) -> list[str]:
         'of their Tables 2 and 3 ("–" for other tasks). **as predicted?** reads the `model.pe`',
         'of the setting: with `ape` the prediction says it generalizes unless it is "neither",',
         'with `nope` only when it is "NoPE"; only "generalizes" counts as generalizing ("partly"',
-        'does not); "not fitted" and "not run" give "no verdict"; other encodings "–".',
+        'does not); "unfinished", "not fitted", "not run" give "no verdict"; other encodings "–".',
         "",
         "| task | variant | verdict | fitted | why | C-RASP prediction | as predicted? |",
         "|---|---|---|---|---|---|---|",
