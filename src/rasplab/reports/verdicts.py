@@ -32,9 +32,9 @@ APE + regularizer, counts as APE): with ``ape`` the prediction says the setting 
 unless it is "neither"; with ``nope`` only when it is "NoPE". Only "generalizes" counts as
 generalizing: "partly" (a drop on a later longer bin) is a failure to length-generalize, as
 is "fails". "unfinished", "not fitted" and "not run" give "no verdict"; another encoding
-(RoPE, ALiBi, ...), a task outside the tables or a prediction "not known" give "–". The verdicts' fitted bar
-(100% in distribution, 3 of 5 seeds) is stricter than ``rasplab crasp table``'s (90%, one
-seed), so the two can differ on the same store.
+(RoPE, ALiBi, ...), a task outside the tables or a prediction "not known" give "–". The
+verdicts' fitted bar (100% in distribution, 3 of 5 seeds) is stricter than ``rasplab crasp
+table``'s (90%, one seed), so the two can differ on the same store.
 
 >>> from rasplab.reports.aggregate import Spread
 >>> def group(fitted, n, accs, unfinished=0):
@@ -95,13 +95,16 @@ def verdict(group: GroupSummary, good: float = GOOD, min_fitted: int | None = No
             reason = f"{of_planned}, {fitted} fitted (needs {need})"
             return Verdict("unfinished", fitted, finished, reason)
         reason = f"{fitted}/{finished} seeds fitted the training lengths (needs {need})"
-        return Verdict("not fitted", fitted, finished, reason + (f"; {of_planned}" * bool(waiting)))
+        if waiting:
+            reason += f"; {of_planned}"
+        return Verdict("not fitted", fitted, finished, reason)
     longer = [b for b in group.bins if is_bin(b)][1:]
     accs = [group.fitted[b].mean for b in longer if group.fitted.get(b) is not None]
     if not accs:
         return Verdict("not fitted", fitted, finished, "no longer bins were evaluated")
     shown = ", ".join(f"{b}: {100 * a:.1f}%" for b, a in zip(longer, accs))
-    shown += f" ({of_planned})" * bool(waiting)
+    if waiting:
+        shown += f" ({of_planned})"
     if all(a >= good for a in accs):
         word = "generalizes"
     elif accs[0] >= good:
