@@ -39,8 +39,10 @@ def sample() -> tuple[float, float, int]:
     return time.perf_counter(), time.process_time(), usage.ru_minflt
 
 
-def per_step(marks: list, start: int, end: int, runs: int) -> dict:
-    """ms per run-step (wall, CPU) and faults per step between marks ``start`` and ``end``."""
+def per_step(marks: list, start: int, end: int | None, runs: int) -> dict:
+    """ms per run-step (wall, CPU) and faults per step between marks ``start`` and ``end``
+    (None: the last mark)."""
+    end = len(marks) - 1 if end is None else end
     (w0, c0, f0), (w1, c1, f1) = marks[start], marks[end]
     steps = end - start
     return {
@@ -73,12 +75,13 @@ def main() -> None:
     alone: list = []
     train(configs[0], on_step=lambda step, loss: alone.append(sample()))
     out: dict = {"task": args.task, "runs_in_group": len(configs), "steps": args.steps}
-    for name, (start, end) in {
+    windows = {
         f"steps 5-{args.skip}": (5, args.skip),
-        f"steps {args.skip}-{args.steps}": (args.skip, len(grouped) - 1),
-    }.items():
-        group = per_step(grouped, start, min(end, len(grouped) - 1), len(configs))
-        one = per_step(alone, start, min(end, len(alone) - 1), 1)
+        f"steps {args.skip}-{args.steps}": (args.skip, None),
+    }
+    for name, (start, end) in windows.items():
+        group = per_step(grouped, start, end, len(configs))
+        one = per_step(alone, start, end, 1)
         ratio = one["cpu_ms_per_run_step"] / group["cpu_ms_per_run_step"]
         out[name] = {"grouped": group, "separate": one, "ratio_cpu": round(ratio, 2)}
     out["malloc"] = os.environ.get("LD_PRELOAD") or "glibc"

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from rasplab.reports.aggregate import GroupSummary, Spread
 from rasplab.reports.verdicts import as_predicted, verdict, verdict_markdown
 
 
-def _group(fitted: int, finished: int, accs: dict) -> GroupSummary:
+def _group(fitted: int, finished: int, accs: dict, unfinished: int = 0) -> GroupSummary:
     spreads = {b: Spread(a, 0.0, a, a, fitted) for b, a in accs.items()}
     return GroupSummary(
         "copy_unique", "nope", "nope", "h", tuple(accs), tuple(range(finished)),
-        tuple(range(fitted)), spreads, spreads, None, {}, 0,
+        tuple(range(fitted)), spreads, spreads, None, {}, unfinished,
     )  # fmt: skip
 
 
@@ -157,8 +155,7 @@ def test_a_setting_without_a_recorded_encoding_is_not_compared():
 
 
 def _waiting(fitted: int, finished: int, unfinished: int) -> GroupSummary:
-    accs = {"1-50": 1.0, "51-100": 0.2, "101-150": 0.0}
-    return dataclasses.replace(_group(fitted, finished, accs), unfinished=unfinished)
+    return _group(fitted, finished, {"1-50": 1.0, "51-100": 0.2, "101-150": 0.0}, unfinished)
 
 
 def test_a_partly_run_setting_is_not_judged_on_its_first_seeds():
