@@ -9,7 +9,7 @@ task's depth bound (the only prefixes whose legal next set is {b}). With ``--run
 finished run folder is loaded (:func:`rasplab.harness.setup.load_run`), its own test set for
 ``--bin`` rebuilt (:func:`rasplab.harness.train.run_test_sets`), and every wrongly answered
 string listed as (length, maximum depth). One JSON object. Results: docs/results.md, "Why D12
-never fits".
+never fitted 1-50".
 """
 
 from __future__ import annotations
