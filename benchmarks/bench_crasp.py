@@ -85,8 +85,8 @@ def compiler_section(names, max_length: int, samples: int, exhaustive: int | Non
     """Compile and verify each program; time the model against the interpreter."""
     import torch
 
-    from rasplab.crasp.compile import compile_program, model_stats
-    from rasplab.crasp.verify import verify
+    from rasplab.crasp_compiler.compile import compile_program, model_stats
+    from rasplab.crasp_compiler.verify import verify
 
     out = {}
     for name in names:

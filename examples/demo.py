@@ -146,10 +146,10 @@ def see_inside(out: Path) -> None:
 def predict_it(out: Path) -> None:
     """C-RASP: compile and verify a counting program; predicted vs measured generalization."""
     from rasplab.crasp import library, run
-    from rasplab.crasp.compile import compile_program as compile_crasp
-    from rasplab.crasp.compile import model_stats as crasp_stats
-    from rasplab.crasp.table import build_table
-    from rasplab.crasp.verify import verify as verify_crasp
+    from rasplab.crasp_compiler.compile import compile_program as compile_crasp
+    from rasplab.crasp_compiler.compile import model_stats as crasp_stats
+    from rasplab.crasp_compiler.verify import verify as verify_crasp
+    from rasplab.reports.crasp_table.table import build_table
 
     heading("6. Predict it: C-RASP programs, compiled, and the table that predicts step 4")
     majority = library.program("binary_majority")

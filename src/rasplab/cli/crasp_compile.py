@@ -18,7 +18,7 @@ import typer
 
 from rasplab.cli.compile import print_sizes, print_verify
 from rasplab.cli.crasp import PROGRAM_HELP
-from rasplab.crasp.compile import DEFAULT_MAX_LENGTH
+from rasplab.crasp_compiler.compile import DEFAULT_MAX_LENGTH
 
 
 def register(crasp_app: typer.Typer) -> None:
@@ -36,9 +36,9 @@ def register(crasp_app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Compile a C-RASP program into a softmax transformer and print its sizes."""
-        from rasplab.crasp.compile import compile_program, model_stats
-        from rasplab.crasp.export import save_compiled
         from rasplab.crasp.load import load_program
+        from rasplab.crasp_compiler.compile import compile_program, model_stats
+        from rasplab.crasp_compiler.export import save_compiled
 
         model = compile_program(load_program(name), max_length)
         report = model_stats(model)
@@ -76,9 +76,9 @@ def register(crasp_app: typer.Typer) -> None:
     ) -> None:
         """Check the compiled transformer against the interpreter, every operation at every
         position; exit 1 on any disagreement."""
-        from rasplab.crasp.export import load_compiled
         from rasplab.crasp.load import load_program
-        from rasplab.crasp.verify import verify
+        from rasplab.crasp_compiler.export import load_compiled
+        from rasplab.crasp_compiler.verify import verify
 
         program = load_program(name)
         model = None if model_dir is None else load_compiled(model_dir, program)

@@ -46,8 +46,8 @@ def register(crasp_app: typer.Typer) -> None:
         the predicted length generalization (NoPE / APE only / neither) and, with --db, the
         measured accuracy per bin for APE and NoPE (and APE+reg: APE runs with
         train.pe_penalty > 0, when the store has them) and whether they agree."""
-        from rasplab.crasp.table import build_table, write_table
-        from rasplab.crasp.table_text import markdown, records
+        from rasplab.reports.crasp_table.table import build_table, write_table
+        from rasplab.reports.crasp_table.text import markdown, records
 
         table = build_table(db=db, config=config, tasks=tasks or None, threshold=threshold)
         if out is not None:

@@ -1,103 +1,13 @@
-"""Saving and loading compiled C-RASP models: ``model.safetensors`` + ``model.json``.
+"""Deprecated alias of :mod:`rasplab.crasp_compiler.export` (moved in 0.2; this alias goes in the next release)."""
 
-The weights go to safetensors (a sparse matrix as ``NAME.indices``/``NAME.values`` with its
-shape in the JSON); the JSON holds the spec (program, alphabet, maximum length, dtype, width,
-head offsets, coordinate names, which decoded operations are counts). Both files are written
-into a temporary folder next to the target and moved into place only when complete, so an
-error leaves nothing behind. Loading never unpickles anything; an inconsistent folder is one
-:class:`~rasplab.errors.RasplabError` line.
+import sys
+import warnings
 
->>> import tempfile, torch
->>> from rasplab.crasp.library import program
->>> from rasplab.crasp.compile import compile_program
->>> with tempfile.TemporaryDirectory() as d:
-...     _ = save_compiled(compile_program(program("tomita1"), 32), d + "/m")
-...     m = load_compiled(d + "/m")
->>> m.decode(m(torch.tensor([[0, 2, 1]])))["live"].tolist()
-[[1.0, 1.0, 0.0]]
-"""
+import rasplab.crasp_compiler.export as _moved  # noqa: E402  (a deprecated alias: the arrow up is the point)
 
-from __future__ import annotations
-
-import json
-import shutil
-import tempfile
-from pathlib import Path
-
-import torch
-from safetensors import SafetensorError
-from safetensors.torch import save_file
-
-from rasplab.crasp.ir import Program
-from rasplab.crasp.model import CraspTransformer
-from rasplab.errors import RasplabError
-from rasplab.files import publish, read_model_dir
-
-FORMAT = "rasplab-crasp-compiled/1"
-WEIGHTS, SPEC = "model.safetensors", "model.json"
-
-
-def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
-    """Write ``model`` to ``directory`` (created if needed); nothing appears unless complete."""
-    out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise RasplabError(f"--out {str(out)!r} is a file; give a directory")
-    flat, shapes = {}, {}
-    for name, t in model.named_buffers():
-        if t.is_sparse:
-            flat[name + ".indices"] = t.indices().contiguous()
-            flat[name + ".values"] = t.values().contiguous()
-            shapes[name] = list(t.shape)
-        else:
-            flat[name] = t.contiguous()
-    spec = {"format": FORMAT, **model.spec, "sparse_shapes": shapes}
-    parent = out.parent if str(out.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
-    except OSError as err:
-        raise RasplabError(f"cannot write to {str(out)!r}: {err.strerror or err}") from err
-    try:
-        save_file(flat, str(tmp / WEIGHTS))
-        (tmp / SPEC).write_text(json.dumps(spec), encoding="utf-8")
-        for f in (WEIGHTS, SPEC):  # the usual file mode (safetensors writes owner-only)
-            publish(tmp / f, tmp / f)
-        if out.exists():
-            for f in (WEIGHTS, SPEC):
-                publish(tmp / f, out / f)
-            tmp.rmdir()
-        else:
-            publish(tmp, out, directory=True)
-    except (OSError, SafetensorError) as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RasplabError(f"cannot write the model to {str(out)!r}: {reason}") from err
-    return out
-
-
-def load_compiled(directory: str | Path, program: Program | None = None) -> CraspTransformer:
-    """Load a model saved by :func:`save_compiled` (compiled from ``program``, if given)."""
-    where = str(directory)
-    spec, flat = read_model_dir(directory, SPEC, WEIGHTS)
-    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
-        raise RasplabError(f"{where!r} is not a rasplab compiled C-RASP model")
-    try:
-        tensors = {}
-        for name, shape in spec.pop("sparse_shapes").items():
-            idx, vals = flat.pop(name + ".indices"), flat.pop(name + ".values")
-            tensors[name] = torch.sparse_coo_tensor(
-                idx, vals, tuple(shape), check_invariants=True
-            ).coalesce()
-        tensors.update(flat)
-        spec.pop("format")
-        model = CraspTransformer(spec, tensors)
-    except (KeyError, TypeError, ValueError, RuntimeError) as err:
-        raise RasplabError(
-            f"model in {where!r} is inconsistent: {type(err).__name__}: {err}"
-        ) from err
-    if program is not None and model.decode_names != [op.name for op in program.ops]:
-        raise RasplabError(
-            f"model in {where!r} was compiled from {spec.get('program')!r}, whose operations "
-            f"differ from those of {program.name!r}"
-        )
-    return model
+warnings.warn(
+    "rasplab.crasp.export moved to rasplab.crasp_compiler.export; import it from there",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

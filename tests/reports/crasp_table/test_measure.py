@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rasplab.crasp.measure import encoding_of, measure
 from rasplab.errors import RasplabError
+from rasplab.reports.crasp_table.measure import encoding_of, measure
 
 from .hand_runs import APE, NOPE, REG
 from .hand_runs import THREE as _THREE

@@ -12,11 +12,11 @@ import torch
 import yaml
 
 from rasplab.cli import main
-from rasplab.crasp.measure import Measurement, measure
-from rasplab.crasp.table import TableRow, build_table
-from rasplab.crasp.table_text import csv_text, markdown, records
 from rasplab.errors import RasplabError
 from rasplab.harness import ResultsStore, run_sweep
+from rasplab.reports.crasp_table.measure import Measurement, measure
+from rasplab.reports.crasp_table.table import TableRow, build_table
+from rasplab.reports.crasp_table.text import csv_text, markdown, records
 
 from .hand_runs import THREE
 
@@ -229,7 +229,7 @@ def test_agreement_rule_on_hand_made_measurements():
 
 def test_agreement_rule_with_the_regularized_encoding():
     from rasplab.crasp.expressibility import row
-    from rasplab.crasp.table import WITH_REGULARIZED
+    from rasplab.reports.crasp_table.table import WITH_REGULARIZED
 
     ape_only = row("aa_star")  # predicts: APE and APE+reg generalize, NoPE does not
     agreeing = {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.2)}
@@ -253,7 +253,7 @@ def test_agreement_rule_with_the_regularized_encoding():
     assert (neither.agreement("APE+reg"), neither.agree) == ("no", "no")
 
 
-# A hand-filled store (tests/crasp/conftest.py) of the runs in hand_runs.py: aa_star predicts
+# A hand-filled store (tests/reports/crasp_table/conftest.py) of the runs in hand_runs.py: aa_star predicts
 # "APE only".
 BEFORE_HEAD = (
     "| row | task | C-RASP[] | C-RASP[periodic,local] | star-free | AC0 | dot-depth | "
@@ -273,7 +273,7 @@ BEFORE_FIGURE += ["NoPE\nbin 1", "NoPE\nbin 2", "NoPE\nbin 3", "NoPE\nfitted", "
 def _figure_head(table):
     import matplotlib.pyplot as plt
 
-    from rasplab.crasp.table_plot import table_figure
+    from rasplab.reports.crasp_table.plot import table_figure
 
     fig = table_figure(table)
     head = [t.get_text() for t in fig.axes[0].get_xticklabels()]
@@ -282,7 +282,7 @@ def _figure_head(table):
 
 
 def test_the_regularized_column_in_markdown_csv_json_and_png(hand_store, tmp_path):
-    from rasplab.crasp.table import write_table
+    from rasplab.reports.crasp_table.table import write_table
 
     table = build_table(db=hand_store(THREE), tasks=["aa_star", "tomita1"], threshold=0.9)
     assert table.encodings == ("APE", "NoPE", "APE+reg")

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from rasplab.crasp import Q, count, library, offset, periodic, program
-from rasplab.crasp.compile import compile_program, model_stats
-from rasplab.crasp.export import load_compiled, save_compiled
 from rasplab.crasp.interpreter import run
 from rasplab.crasp.random_programs import random_program
-from rasplab.crasp.verify import default_exhaustive, verify
+from rasplab.crasp_compiler.compile import compile_program, model_stats
+from rasplab.crasp_compiler.export import load_compiled, save_compiled
+from rasplab.crasp_compiler.verify import default_exhaustive, verify
 from rasplab.errors import RasplabError
 
 N = 24

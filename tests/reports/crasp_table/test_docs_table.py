@@ -5,11 +5,11 @@ from pathlib import Path
 
 from rasplab.crasp.algebra import syntactic_monoid
 from rasplab.crasp.expressibility import row
-from rasplab.crasp.table import build_table
-from rasplab.crasp.table_text import markdown
+from rasplab.reports.crasp_table.table import build_table
+from rasplab.reports.crasp_table.text import markdown
 from rasplab.tasks.languages import PARITY_LANGUAGE, language
 
-DOC = (Path(__file__).resolve().parents[2] / "docs" / "crasp_table.md").read_text()
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "crasp_table.md").read_text()
 
 
 def test_the_table_in_the_doc_is_the_commands_output():

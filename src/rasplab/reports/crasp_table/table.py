@@ -1,0 +1,186 @@
+"""The C-RASP table: for every task, what the theory predicts and what training measured.
+
+:func:`build_table` reads top to bottom as its steps:
+
+1. the expressibility rows (:mod:`rasplab.crasp.expressibility`: C-RASP verdicts with
+   programs or citations, star-free and AC0 computed from the automata, dot-depth cited, the
+   prediction "NoPE" / "APE only" / "neither");
+2. with a results store, the measurements per task and encoding
+   (:mod:`rasplab.reports.crasp_table.measure`: per-bin means over all and over fitted seeds, and whether
+   the encoding generalizes at the given threshold); the encodings are APE and NoPE, and a
+   third, APE+reg (APE trained with the positional penalty ``train.pe_penalty > 0``), only
+   when the store holds such runs for the table's tasks;
+3. the comparison: the prediction says APE should generalize unless it is "neither", and
+   NoPE should generalize only when it is "NoPE"; APE+reg is predicted as APE: Theorem 7 of
+   Huang et al. is about APE trained under an idealized procedure (Definition 6) that fits
+   the training lengths while minimizing a regularizer, and the penalty is that
+   regularizer's positional term (8) made a training loss, so the prediction is the same and
+   APE+reg is the closer of the two runs to the theorem's setting. Each measured encoding
+   agrees ("yes") or not ("no"); an encoding with no fitted seed is "inconclusive", one
+   without runs "not measured". A row agrees when every encoding of the table agrees,
+   disagrees when any disagrees.
+
+:func:`write_table` renders Markdown, CSV and a PNG figure (:mod:`rasplab.reports.crasp_table.text`,
+:mod:`rasplab.reports.crasp_table.plot`) in memory first and then writes each file atomically.
+
+>>> t = build_table(tasks=["tomita4"])
+>>> r = t.rows[0]
+>>> r.row.prediction, r.expected("APE"), r.expected("APE+reg"), r.expected("NoPE")
+('APE only', True, True, False)
+>>> r.agreement("APE"), t.encodings
+('not measured', ('APE', 'NoPE'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rasplab.crasp.expressibility import ExpressibilityRow, rows
+from rasplab.reports.crasp_table.measure import REGULARIZED, Measurement, check_threshold, measure
+
+ENCODING_NAMES = ("APE", "NoPE")
+"""The encodings of every measured table."""
+
+WITH_REGULARIZED = (*ENCODING_NAMES, REGULARIZED)
+"""The encodings of a table whose store holds APE+reg runs: ("APE", "NoPE", "APE+reg")."""
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One task: its expressibility row and, when a store was read, its measurements."""
+
+    row: ExpressibilityRow
+    measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" | "APE+reg" -> Measurement
+    encodings: tuple = ENCODING_NAMES  # the table's encoding columns
+
+    def expected(self, encoding: str) -> bool | None:
+        """Whether the prediction says ``encoding`` length-generalizes on this task (None:
+        no prediction). APE+reg is predicted as APE (Theorem 7 idealizes the regularizer)."""
+        if self.row.prediction == "not known":
+            return None
+        if encoding == "NoPE":
+            return self.row.prediction == "NoPE"
+        return self.row.prediction != "neither"
+
+    def measurement(self, encoding: str) -> Measurement | None:
+        """The measurement of ``encoding``, None when the store has no run of it."""
+        return self.measurements.get(encoding)
+
+    def agreement(self, encoding: str) -> str:
+        """``"yes"``, ``"no"``, ``"inconclusive"`` (no fitted seed, no longer bins, or no
+        prediction) or ``"not measured"``."""
+        m = self.measurement(encoding)
+        if m is None or not m.seeds:
+            return "not measured"
+        if (
+            m.status not in ("generalizes", "does not generalize")
+            or self.expected(encoding) is None
+        ):
+            return "inconclusive"
+        return "yes" if (m.status == "generalizes") == self.expected(encoding) else "no"
+
+    @property
+    def agree(self) -> str:
+        """The row's agreement over the table's encodings: "no" if any disagrees, "yes" if
+        every one agrees, "not measured" if none was measured, else "inconclusive"."""
+        each = [self.agreement(e) for e in self.encodings]
+        if "no" in each:
+            return "no"
+        if all(a == "yes" for a in each):
+            return "yes"
+        return "not measured" if all(a == "not measured" for a in each) else "inconclusive"
+
+
+@dataclass(frozen=True)
+class CraspTable:
+    """The table's rows and how it was made (store, config, threshold, encoding columns)."""
+
+    rows: list
+    threshold: float
+    db: str | None = None
+    config: str | None = None
+    encodings: tuple = ENCODING_NAMES
+
+    @property
+    def measured(self) -> bool:
+        """Whether a results store was read."""
+        return self.db is not None
+
+    def tally(self) -> dict:
+        """How many rows agree, disagree, are inconclusive or not measured."""
+        out = {"yes": 0, "no": 0, "inconclusive": 0, "not measured": 0}
+        for r in self.rows:
+            out[r.agree] += 1
+        return out
+
+
+def build_table(
+    db: str | Path | None = None,
+    config: str | Path | None = None,
+    tasks: list[str] | None = None,
+    threshold: float = 0.9,
+) -> CraspTable:
+    """The table for ``tasks`` (default: all 26 rows); measured from ``db`` when given."""
+    from rasplab.errors import RasplabError
+
+    check_threshold(threshold)
+    if config is not None and db is None:
+        raise RasplabError("--config selects runs of a results store; give --db RESULTS too")
+    expressibility = rows(tasks)
+    measured = {}
+    if db is not None:
+        names = [r.info.measured_task for r in expressibility if r.info.measured_task]
+        measured = measure(db, config=config, tasks=names, threshold=threshold)
+    regularized = any(e == REGULARIZED for _, e in measured)
+    encodings = WITH_REGULARIZED if regularized else ENCODING_NAMES
+    table_rows = [
+        TableRow(
+            r,
+            {
+                e: measured[(r.info.measured_task, e)]
+                for e in encodings
+                if (r.info.measured_task, e) in measured
+            },
+            encodings,
+        )
+        for r in expressibility
+    ]
+    return CraspTable(
+        table_rows,
+        threshold,
+        None if db is None else str(db),
+        None if config is None else str(config),
+        encodings,
+    )
+
+
+def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
+    """Write ``crasp_table.md``, ``crasp_table.csv`` and ``crasp_table.png`` into ``out_dir``
+    (everything rendered before the first file is written; each file written atomically)."""
+    from rasplab.harness.checkpoint import atomic_write_bytes, atomic_write_text
+    from rasplab.reports.crasp_table.plot import table_figure_png
+    from rasplab.reports.crasp_table.text import csv_text, markdown
+
+    out = Path(out_dir)
+    rendered = {
+        out / "crasp_table.md": markdown(table),
+        out / "crasp_table.csv": csv_text(table),
+        out / "crasp_table.png": table_figure_png(table),
+    }
+    for path, content in rendered.items():
+        if isinstance(content, bytes):
+            atomic_write_bytes(path, content)
+        else:
+            atomic_write_text(path, content)
+    return list(rendered)
+
+
+__all__ = [
+    "ENCODING_NAMES",
+    "WITH_REGULARIZED",
+    "CraspTable",
+    "TableRow",
+    "build_table",
+    "write_table",
+]
