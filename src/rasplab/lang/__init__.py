@@ -1,6 +1,7 @@
 """The program language: variables, attention heads, MLP rules, programs and interpreters."""
 
 from rasplab.lang.heads import HeadSpec, qkv, v_relative
+from rasplab.lang.inputs import InputSpec
 from rasplab.lang.interpreter import BatchRun, interpret
 from rasplab.lang.program import Halt, Program, builder, program
 from rasplab.lang.rules import MLPBuilder, Rule, UnusedHeadReadWarning, rules_from_function
@@ -10,6 +11,7 @@ __all__ = [
     "BatchRun",
     "Halt",
     "HeadSpec",
+    "InputSpec",
     "MLPBuilder",
     "Program",
     "Rule",

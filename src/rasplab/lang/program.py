@@ -33,6 +33,7 @@ from typing import Any
 
 from rasplab.errors import RasplabError
 from rasplab.lang.heads import RELATIVE_QK, RELATIVE_QK_VAR, HeadSpec
+from rasplab.lang.inputs import InputSpec
 from rasplab.lang.rules import (
     MLPBuilder,
     Rule,
@@ -95,6 +96,8 @@ class Program:
     rule_sources: tuple[tuple[str, int], ...] = ()
     """``(MLP function or builder name, rules it produced)`` in rule order; empty for a list
     of Rules or after :meth:`with_rules`."""
+    inputs: InputSpec | None = None
+    """How the program's valid inputs look (None: every token-id sequence is an input)."""
 
     @property
     def all_variables(self) -> dict[str, Var]:
@@ -117,6 +120,7 @@ class Program:
             name or self.name,
             self.token_table,
             self.undefined,
+            inputs=self.inputs,
         )
 
     def describe(self) -> str:
@@ -210,6 +214,7 @@ def program(
     causal: bool = False,
     name: str = "program",
     undefined: str = "raise",
+    inputs: InputSpec | None = None,
 ) -> Program:
     """Validate the parts and build a :class:`Program`; every error names what is wrong.
 
@@ -227,7 +232,10 @@ def program(
     * ``max_layers``: layers run without a halt, the limit with one;
     * ``causal``: position i attends only to positions j <= i;
     * ``name``: shown in errors, listings and saved models;
-    * ``undefined``: ``"raise"`` (default) or ``"no_match"``, see the module docstring.
+    * ``undefined``: ``"raise"`` (default) or ``"no_match"``, see the module docstring;
+    * ``inputs``: an :class:`~rasplab.lang.inputs.InputSpec` saying how valid inputs look (a
+      start token, a separator, the tokens allowed per position, or a sampler); ``verify``,
+      ``minimal`` and ``explore`` then draw only such inputs.
     """
     variables = dict(variables)
     if undefined not in UNDEFINED_MODES:
@@ -318,6 +326,12 @@ def program(
                 )
         variables[r.var].check_value(r.new, f"rule's new value for {r.var!r}")
 
+    if inputs is not None:
+        if not isinstance(inputs, InputSpec):
+            raise RasplabError(
+                f"inputs must be an InputSpec (rasplab.lang.inputs), got {type(inputs).__name__}"
+            )
+        inputs.check_range(input_range, f"program {name!r}")
     if output not in variables:
         raise RasplabError(f"output variable {output!r} is not a program variable")
     if variables[output].kind != "categorical":
@@ -347,4 +361,5 @@ def program(
         table,
         undefined,
         tuple(sources),
+        inputs,
     )
