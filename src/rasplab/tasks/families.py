@@ -3,6 +3,8 @@
 import rasplab.tasks.addition  # noqa: F401
 import rasplab.tasks.algorithmic  # noqa: F401
 import rasplab.tasks.bounds  # noqa: F401
+import rasplab.tasks.chomsky  # noqa: F401
+import rasplab.tasks.chomsky_cs  # noqa: F401
 import rasplab.tasks.languages  # noqa: F401
 import rasplab.tasks.ptg.task  # noqa: F401
 import rasplab.tasks.rasp  # noqa: F401
