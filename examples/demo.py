@@ -175,7 +175,7 @@ def predict_it(out: Path) -> None:
         )
     print(
         "(the demo's few hundred steps decide little; `rasplab crasp table --db` on the\n"
-        " Figure-1 sweep is the real comparison, docs/results.md)"
+        " Figure-1 sweep is the real comparison, docs/results/fig1.md)"
     )
 
 

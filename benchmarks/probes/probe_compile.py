@@ -1,10 +1,10 @@
 """Probe: a stacked group's training steps eager vs under torch.compile (inductor); one JSON.
 
-    OMP_NUM_THREADS=1 python benchmarks/probe_compile.py [--task tomita4] [--steps 250]
+    OMP_NUM_THREADS=1 python benchmarks/probes/probe_compile.py [--task tomita4] [--steps 250]
         [--mode eager|pieces|whole|gather|gather_eager] [--profile]
 
 Trains the bench slice's APE group of one task (``ape`` + ``ape_reg``, seeds 0-4: 10 runs,
-as benchmarks/profile_group_step.py forms it) with :func:`~rasplab.harness.group.train_group`
+as benchmarks/probes/profile_group_step.py forms it) with :func:`~rasplab.harness.group.train_group`
 for ``--steps`` steps, in this process, with the stacked forward replaced by:
 
 * ``eager``: as it is;
@@ -26,7 +26,7 @@ ops of 20 late steps (with ``PROBE_KERNEL_PROFILE=1`` inductor's kernels by name
 sets inductor's ``max_pointwise_cat_inputs``). CPU time
 counts reaped children (the C++ compiler); compilation stays in this process
 (``TORCHINDUCTOR_COMPILE_THREADS=1``). The inductor cache lives in a fresh temp dir unless
-``TORCHINDUCTOR_CACHE_DIR`` is set. Results: docs/results.md, "Stacked runs, fifth pass".
+``TORCHINDUCTOR_CACHE_DIR`` is set. Results: docs/results/sweep_performance.md, "Stacked runs, fifth pass".
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="rasplab_inductor_")
 # compile in this process (no pool of compile workers whose CPU time would go uncounted);
@@ -58,7 +58,7 @@ if os.environ.get("PROBE_CAT_INPUTS"):  # concatenations of more inputs: a copy 
     _icfg.max_pointwise_cat_inputs = int(os.environ["PROBE_CAT_INPUTS"])
 import torch.nn.functional as F  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "probes"))
 from profile_group_step import slice_configs  # noqa: E402
 
 from rasplab.harness import group as group_mod  # noqa: E402

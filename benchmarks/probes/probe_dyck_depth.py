@@ -1,6 +1,6 @@
 """Probe: how often a D_n word reaches depth n, and which test strings trained runs get wrong.
 
-    python benchmarks/probe_dyck_depth.py [--task d12] [--max-length 50] [--per-length 200]
+    python benchmarks/probes/probe_dyck_depth.py [--task d12] [--max-length 50] [--per-length 200]
         [--runs RUN_DIR ...] [--bin 1-50]
 
 Draws ``--per-length`` words of every even length 2..``--max-length`` with the task's own
@@ -8,7 +8,7 @@ sampler (uniform among the words of that length) and counts those whose nesting 
 task's depth bound (the only prefixes whose legal next set is {b}). With ``--runs``, each
 finished run folder is loaded (:func:`rasplab.harness.setup.load_run`), its own test set for
 ``--bin`` rebuilt (:func:`rasplab.harness.train.run_test_sets`), and every wrongly answered
-string listed as (length, maximum depth). One JSON object. Results: docs/results.md, "Why D12
+string listed as (length, maximum depth). One JSON object. Results: docs/results/fig1.md, "Why D12
 never fitted 1-50".
 """
 

@@ -1,6 +1,6 @@
 """Probe: a training step's time and page faults, stacked group vs one run alone; one JSON.
 
-    OMP_NUM_THREADS=1 python benchmarks/probe_step_time.py [--task copy_unique] [--steps 100]
+    OMP_NUM_THREADS=1 python benchmarks/probes/probe_step_time.py [--task copy_unique] [--steps 100]
                                                            [--skip 60]
 
 Trains the bench_sweep slice's APE runs of one task (``configs/fig1_cpu_scale.yaml``: ``ape``

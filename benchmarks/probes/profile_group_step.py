@@ -1,6 +1,6 @@
 """Probe: where a training step of a stacked group and of a separate run goes; one JSON.
 
-    OMP_NUM_THREADS=1 python benchmarks/profile_group_step.py [--task tomita4] [--steps 20]
+    OMP_NUM_THREADS=1 python benchmarks/probes/profile_group_step.py [--task tomita4] [--steps 20]
 
 Trains the bench_sweep slice's runs of one task (``configs/fig1_cpu_scale.yaml``: its
 variants x seeds 0..4, only as many steps as the profile needs) under ``torch.profiler``
@@ -33,7 +33,7 @@ from torch.profiler import ProfilerActivity, profile, schedule  # noqa: E402
 
 from rasplab.harness.sweepconfig import sweep_from_dict  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GEMMS = ("aten::mm", "aten::bmm", "aten::addmm", "aten::baddbmm")
 
 

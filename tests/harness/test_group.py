@@ -402,7 +402,7 @@ def test_fig1_slice_losses_agree_step_by_step_grouped_and_alone(float64):
     # far below what a real difference (another batch, schedule, decay, penalty) would make:
     # in float32 the same runs agree to ~1e-7 for the first ~10 steps, then rounding grows
     # (D2 with NoPE: 0.17 apart by step 20, as far as the run alone is from itself with its
-    # batch rows reversed; docs/results.md, issue 18)
+    # batch rows reversed; docs/results/sweep_performance.md, issue 18)
     steps = 20
     runs = _fig1_slice_runs(steps)
     assert {(c.task, c.variant) for c in runs} == {

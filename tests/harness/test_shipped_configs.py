@@ -1,5 +1,6 @@
-"""Every sweep config shipped in configs/ loads and expands into valid runs (the learned-
-program configs, ``learned_*.yaml``, belong to ``rasplab learn --sweep``, not the harness)."""
+"""Every sweep config shipped in configs/ and configs/probes/ loads and expands into valid runs
+(the learned-program configs, ``learned_*.yaml``, belong to ``rasplab learn --sweep``, not the
+harness)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 
 from rasplab.harness.sweepconfig import load_sweep
 
+ROOT_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CONFIGS = sorted(
     p
-    for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")
+    for p in [*ROOT_CONFIGS.glob("*.yaml"), *ROOT_CONFIGS.glob("probes/*.yaml")]
     if not p.name.startswith("learned_")
 )
 
