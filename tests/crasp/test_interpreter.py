@@ -58,3 +58,27 @@ def test_the_empty_string_has_one_position():
     p = program("t", count(Q("a")) == 0, alphabet="ab")
     r = run(p, ["", "b"])
     assert r.accept.tolist() == [True, True] and r.prefix_accept(0) == [True]
+
+
+def test_counts_range_over_the_symbols_only_never_the_start_position():
+    # Definition 8: a program runs over the string, so NOT a counts nothing on "a"
+    not_a = count(~Q("a"), name="c")
+    p = program("t", (not_a >= 1).named("out"), alphabet="ab")
+    strings = [["a"], [], ["a", "a"], ["a", "b"]]
+    assert run(p, strings).accept.tolist() == [False, False, False, True]
+    assert [reference_run(p, s)["out"][-1] for s in strings] == [False, False, False, True]
+    # a local count at the first symbol looks at j = 0, which is no symbol
+    prev_not_a = count(~Q("a"), offset(1), name="prev")
+    q = program("u", (prev_not_a >= 1).named("out"), alphabet="ab")
+    assert run(q, ["a a", "b a"]).values["prev"].tolist() == [[0, 0, 0], [0, 0, 1]]
+
+
+def test_periodic_positions_are_numbered_from_one_at_the_first_symbol():
+    p = program("t", periodic(2, 0, name="even"), alphabet="a")
+    r = run(p, ["a a a"])
+    assert r.prefix_accept(0) == [True, False, True, False]  # positions 0 (start), 1, 2, 3
+
+
+def test_the_start_symbol_is_not_an_initial_operation():
+    with pytest.raises(RasplabError, match="reads <bos>, which is not a symbol of the string"):
+        program("t", Q("<bos>") | Q("a"), alphabet="ab")

@@ -47,17 +47,25 @@ def test_random_programs_stay_exact_at_long_lengths():
         assert report.ok, (p.listing(), report.first_divergence)
 
 
-def test_local_counts_read_the_start_position_and_zero_before_it():
-    # P holds at <bos>, so #[j = i-2] P(j) is 1 at i = 2 (reading <bos>) and 0 at i < 2
-    p_bos = (Q("<bos>") | Q("a")).named("p")
-    c = count(p_bos, offset(2), name="c")
-    p = program("local", (c >= 1).named("out"), "ab")
+def test_counts_never_count_the_start_position_where_their_predicate_holds_there():
+    # NOT b holds at the start position (no symbol there); no count of any kind may see it
+    not_b = (~Q("b")).named("p")
+    counts = {
+        "c2": count(not_b, offset(2), name="c2"),
+        "c0": count(not_b, offset(0), name="c0"),
+        "all": count(not_b, name="all"),
+    }
+    out = ((counts["c2"] + counts["c0"] + counts["all"]) >= 1).named("out")
+    p = program("start", out, "ab")
     m = compile_program(p, max_length=8)
     ids = torch.tensor([[0, 2, 2, 1, 2, 2]])  # <bos> b b a b b
-    got = m.decode(m(ids))["c"][0]
-    want = run(p, ["b b a b b"]).values["c"][0].tolist()
-    assert want == [0, 0, 1, 0, 0, 1]
-    assert torch.allclose(got, torch.tensor(want, dtype=got.dtype), atol=1e-5)
+    decoded = m.decode(m(ids))
+    values = run(p, ["b b a b b"]).values
+    want = {"c2": [0, 0, 0, 0, 0, 1], "c0": [0, 0, 0, 1, 0, 0], "all": [0, 0, 0, 1, 1, 1]}
+    for name, expected in want.items():
+        assert values[name][0].tolist() == expected, name
+        got = decoded[name][0]
+        assert torch.allclose(got, torch.tensor(expected, dtype=got.dtype), atol=1e-5), name
 
 
 def test_layers_follow_the_nesting_depth_not_the_maximum_length():

@@ -6,7 +6,7 @@ Every operation of Definition 8 is a function or an operator on two expression t
 =====================================  ===============================================
 seed notation                          Python
 =====================================  ===============================================
-``Q_a(i)``                             ``Q("a")`` (``Q(BOS)`` holds at the start position)
+``Q_a(i)``                             ``Q("a")`` (``a`` a symbol of the alphabet)
 ``NOT P``, ``P AND R``, ``P OR R``     ``~P``, ``P & R``, ``P | R``, ``all_of(...)``,
                                        ``any_of(...)``
 Boolean constant                       ``constant(True)``
@@ -344,4 +344,4 @@ def _auto_name(node: Expr, counter: list[int], force_number: bool = False) -> st
 
 
 BOS_SYMBOL = BOS
-"""The start symbol at position 0 (``Q(BOS_SYMBOL)`` holds exactly there)."""
+"""The start symbol the interpreter shows at position 0 (not a symbol programs can read)."""

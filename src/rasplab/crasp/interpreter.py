@@ -4,9 +4,11 @@
 ``<bos>`` at position 0), pads them to one ``[B, T]`` array of symbol ids (``-1`` past the end;
 ``T = longest n + 1``), and evaluates the operations in program order, each as one array
 operation on ``[B, T]``: Booleans as ``bool``, counts as exact ``int64``. A counting operation
-without relation is a cumulative sum along positions; with a local relation it is a sum of at
-most ``tau + 1`` shifted copies. Padding sits after every real position, so it never changes a
-real position's value (every operation looks only at ``j <= i``).
+counts the input positions ``j = 1..i`` only (the start position 0 never contributes, as in
+Definition 8, where programs run over the string itself): without relation it is a cumulative
+sum along positions with column 0 cleared; with a local relation it is a sum of at most
+``tau + 1`` shifted copies of that. Padding sits after every real position, so it never changes
+a real position's value (every operation looks only at ``j <= i``).
 
 The result, a :class:`CraspRun`, holds the values (all of them, or only those asked for with
 ``keep``, freeing the rest after their last use) and reads out acceptance, per-position outputs
@@ -98,12 +100,14 @@ def evaluate(op: Op, values: dict[str, np.ndarray], ids: np.ndarray, symbol_id: 
     if k == "compare_const":
         return COMPARE[op.comparison](a[0], op.value)
     if k == "count":
+        arg = a[0].copy()
+        arg[:, 0] = False  # the start position is not a symbol of the string: never counted
         if op.relation is None:
-            return np.cumsum(a[0], axis=1, dtype=np.int64)
+            return np.cumsum(arg, axis=1, dtype=np.int64)
         out = np.zeros(shape, dtype=np.int64)
         for d in sorted(op.relation.offsets):
             if d < shape[1]:
-                out[:, d:] += a[0][:, : shape[1] - d]
+                out[:, d:] += arg[:, : shape[1] - d]
         return out
     if k == "cond":
         return np.where(a[0], a[1], a[2])

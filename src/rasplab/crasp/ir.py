@@ -7,12 +7,18 @@ module is the program format every other part of :mod:`rasplab.crasp` reads (the
 the reference interpreter, the trace, the compiler to a transformer); the expression front-end
 in :mod:`rasplab.crasp.build` only produces it.
 
-**Positions.** A program runs on ``<bos> w_1 ... w_n``: position 0 holds the start symbol
-``<bos>`` (added by the interpreter, never given by the user), position ``k`` holds ``w_k``.
-So ``i`` is also the number of symbols read so far, every string (the empty one included) has
-a last position, and a counting operation ``#[j <= i] P(j)`` ranges over ``j = 0..i``, the
-start position included. ``Q_<bos>`` is an initial operation like any other (it holds exactly at
-position 0).
+**Positions.** A program runs over the string ``w_1 ... w_n`` itself, as in Definition 8:
+position ``k`` holds ``w_k`` (``k = 1..n``), so ``i`` is also the number of symbols read so far
+and a periodic predicate ``i mod m`` sees the length of the prefix (the seed's (aa)* program,
+Appendix C.2.3, accepts iff the last position is even, i.e. the length is). A counting
+operation ``#[j <= i] P(j)`` ranges over the symbols ``j = 1..i`` only. Position 0 is the
+*start position*: the values of every operation on the empty prefix (no initial operation
+holds there, every count is 0), so the empty string has a last position too. It is never
+counted, by any counting operation, with or without a relation: the start symbol is not part
+of the language (there is no ``Q_<bos>``); a transformer needs a start token, and that is the
+compiler's business (:mod:`rasplab.crasp_compiler`, which makes the start position's value
+vector zero, Appendix B.6). Constructions that the paper's transformers build from the start
+token are written from the string: "the first symbol" is ``#[j <= i] TRUE == 1``.
 
 **Operations** (:class:`Op`, in topological order: arguments name earlier operations). Two
 sorts; ``Op.kind`` fixes the sort, the arguments' sorts and the parameters used:
@@ -58,7 +64,9 @@ periodic operation, no counting relation), ``C-RASP[periodic]``, ``C-RASP[local]
 ``C-RASP[periodic,local]``.
 
 **Stability.** Other stages (the compiler to a transformer) are written against this format;
-changes are listed here. Since the first version: ``Program.output_name`` (optional, default
+changes are listed here. Since the first version: counts range over ``j = 1..i`` (the start
+position is never counted) and ``Q_<bos>`` is no longer an initial operation (a program that
+used it is rejected with a message); ``Program.output_name`` (optional, default
 ``None`` = the last Boolean operation); :class:`Relation`/:class:`Periodic` live in
 :mod:`rasplab.crasp.positional` and the JSON form in :mod:`rasplab.crasp.serialize` (both still
 importable from here).
@@ -284,10 +292,15 @@ class Program:
                             else "count, but it is a Boolean"
                         )
                     )
-            if op.kind == "initial" and op.symbol not in (*self.alphabet, BOS):
+            if op.kind == "initial" and op.symbol == BOS:
+                raise RasplabError(
+                    f"{where}: operation {op.name!r} reads {BOS}, which is not a symbol of the "
+                    "string (Definition 8); the first symbol is #[j <= i] TRUE == 1"
+                )
+            if op.kind == "initial" and op.symbol not in self.alphabet:
                 raise RasplabError(
                     f"{where}: operation {op.name!r} reads symbol {op.symbol!r}, which is not "
-                    f"in the alphabet ({', '.join(self.alphabet)}) or {BOS}"
+                    f"in the alphabet ({', '.join(self.alphabet)})"
                 )
             sorts[op.name] = op.sort
         if "bool" not in sorts.values():

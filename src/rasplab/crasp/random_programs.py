@@ -37,7 +37,7 @@ def random_program(
     """A random valid program of ``size`` operations (see the module docstring)."""
     if size < 2:
         raise RasplabError(f"a random program needs size >= 2, got {size}")
-    symbols = (*alphabet, "<bos>")
+    symbols = tuple(alphabet)
     ops: list[Op] = [Op("q0", "initial", symbol=str(rng.choice(list(symbols))))]
     bools, counts = ["q0"], []
     for k in range(1, size):

@@ -1,8 +1,9 @@
 """A naive C-RASP interpreter written directly from Definition 8: the differential-test oracle.
 
 One string at a time, one position at a time, plain Python integers and booleans; a counting
-operation at position i literally counts the positions ``j = 0..i`` where ``R(i, j)`` and
-``P(j)`` hold (quadratic in the length). It shares nothing with the batched interpreter but the
+operation at position i literally counts the positions ``j = 1..i`` of the string where
+``R(i, j)`` and ``P(j)`` hold (quadratic in the length); position 0 is the start position, the
+value of every operation on the empty prefix, and is never counted. It shares nothing with the batched interpreter but the
 program format.
 
 >>> from rasplab.crasp.build import Q, count, offset, program
@@ -58,7 +59,7 @@ def _value(op, val: dict[str, list], word: list[str], i: int):
     if k == "count":
         p = val[op.args[0]]
         rel = op.relation
-        return sum(1 for j in range(i + 1) if (rel is None or rel.holds(i, j)) and p[j])
+        return sum(1 for j in range(1, i + 1) if (rel is None or rel.holds(i, j)) and p[j])
     if k == "cond":
         return x[1] if x[0] else x[2]
     if k == "add":

@@ -1,24 +1,30 @@
 """The layout of a compiled C-RASP program: residual coordinates, heads and ReLU units per layer.
 
-The construction follows Yang & Chiang ("Counting like transformers", 2024) and Huang et al.
-(Appendix B.6): a causal softmax transformer reads ``<bos> w_1 ... w_n``; every operation's
+The construction starts from Yang & Chiang ("Counting like transformers", 2024) and Huang et
+al. (Appendix B.6), with three differences: comparisons are ReLU steps exact up to the maximum
+length N (B.6: Heaviside units), local counts use an additive relative bias (B.6: query/key
+products of positional encodings), and the start position is cleared in each counted value
+(B.6: by an extra layer). A causal softmax transformer reads ``<bos> w_1 ... w_n``; every operation's
 value at position ``i`` is an affine function (a *form*: coordinate -> weight) of the residual
 stream at ``i``:
 
 * **Booleans** are 0/1 coordinates: initial operations read the token embedding, periodic
   predicates the positional encoding (one coordinate ``[i mod m = r]`` per residue used),
   constants the ``one`` coordinate; NOT is ``1 - P`` (no coordinate of its own).
+* **The start position.** The model reads ``<bos>`` at position 0 (a softmax head needs a
+  key to attend to); the program never counts it (:mod:`rasplab.crasp.ir`). Every counted value
+  is ``v = P - P(0) tok_<bos>``: ``P(0)``, the operation's value at the start position, is the
+  same for every input, so ``v`` is ``P`` on the string's symbols and exactly 0 at the start
+  position, which therefore "does not contribute to the sum" (Appendix B.6).
 * **Counts** are stored as ratios ``C(i) / (i+1)``. A counting operation without relation is a
-  *uniform* head (every score equal): the average over ``j = 0..i`` of its Boolean is exactly
-  ``#[j <= i] P(j) / (i+1)``, the start position included as in Definition 8. The uniform head
-  reading ``Q_<bos>`` gives ``u = 1/(i+1)``, which scales constants (``k`` is ``k u``);
-  addition and subtraction are sums of forms.
+  *uniform* head (every score equal): the average over ``j = 0..i`` of ``v`` is exactly
+  ``#[1 <= j <= i] P(j) / (i+1)``. The uniform head reading ``tok_<bos>`` gives
+  ``u = 1/(i+1)``, which scales constants (``k`` is ``k u``); addition and subtraction are sums
+  of forms.
 * **Local counts** ``#[j <= i, j = i-d] P(j)``: a *positional* head with an additive relative
   bias (0 on ``j = i-d``, -1500 elsewhere) and +750 on the ``<bos>`` key reads ``v(i-d)`` for
-  ``i >= d`` and ``v(0)`` for ``i < d``, with value ``v = P - P(0) Q_<bos>`` (``P(0)``, the
-  value at the start position, is the same for every input). The MLP turns the read Boolean
-  ``b`` into a ratio, ``b u = ReLU(u + b - 1)``, and adds ``P(0) [i = d] / (i+1)`` back with a
-  tent of ReLUs on ``u`` (``[i = d]`` is read from ``u``). ``d = 0`` needs no head.
+  ``i >= d`` and ``v(0) = 0`` for ``i < d``. The MLP turns the read Boolean ``b`` into a
+  ratio, ``b u = ReLU(u + b - 1)``. ``d = 0`` needs no head (``b = v(i)``).
 * **Comparisons** ``C1 op C2`` (and with constants): ``y = (C1 - C2)/(i+1)`` is a form; for
   the integer ``D = y (i+1)``, ``[D >= k]`` is the step ``ReLU(a + 1/2) - ReLU(a - 1/2)`` with
   ``a = 2(N+1) (y - (k - 1/2) u)``: ``|y - (k-1/2)u| >= u/2 >= 1/(2(N+1))`` for every ``i <= N``,
@@ -275,34 +281,29 @@ class _Builder:
     def _op_sub(self, op: Op):
         return self._op_add(op, -1.0)
 
+    def counted(self, name: str) -> Form:
+        """The value a count reads from operation ``name``: its form minus its (input-
+        independent) value at the start position times ``tok_<bos>``, so 0 at position 0."""
+        start = float(bool(self.at_start[name]))
+        return self.combine((1.0, self.forms[name]), (-start, {self.tokens[BOS]: 1.0}))
+
     def _op_count(self, op: Op):
         (a,) = op.args
         self.bound[op.name] = 1.0
         index = attention_layer(self.times[a])
         if op.relation is None:
-            return {self.read(index, None, self.forms[a], op.name): 1.0}, 2 * index - 1
+            return {self.read(index, None, self.counted(a), op.name): 1.0}, 2 * index - 1
         return self._local_count(op, index), 2 * index
 
     def _local_count(self, op: Op, index: int) -> Form:
         a = op.args[0]
-        start = bool(self.at_start[a])
         out = self._coord(op.name, 0.0, 1.0)
-        u, err = self.u, 0.0
+        u, err, value = self.u, 0.0, self.counted(a)
         for d in sorted(op.relation.offsets):
-            if d == 0:
-                b = self.forms[a]
-            else:
-                value = self.combine((1.0, self.forms[a]), (-float(start), {self.tokens[BOS]: 1}))
-                b = {self.read(index, d, value, f"{op.name}@{d}"): 1.0}
+            b = value if d == 0 else {self.read(index, d, value, f"{op.name}@{d}"): 1.0}
             weights = self.combine((1.0, {u: 1.0}), (1.0, b))
             self.unit(index, weights, -1.0, {out: 1.0})
             err += self.ferr(weights) + 4
-            if start and d > 0:  # P(0) at i = d: a tent on u, scaled by 1/(d+1) = u there
-                lo, mid, hi = 1 / (d + 2), 1 / (d + 1), 1 / d
-                s1, s2 = 1 / (mid - lo), 1 / (hi - mid)
-                for knot, w in ((lo, s1), (mid, -(s1 + s2)), (hi, s2)):
-                    self.unit(index, {u: 1.0}, -knot, {out: w / (d + 1)})
-                err += 2 * (s1 + s2) * (self.err[u] + 4) / (d + 1)
         self.err[out] = err
         return {out: 1.0}
 

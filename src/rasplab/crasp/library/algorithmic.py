@@ -167,8 +167,8 @@ def copy_unique(tokens: Sequence[str] = VOCAB_150) -> Program:
     """Copy distinct tokens, C-RASP[local]: the induction head of Appendix C.2.2, with the
     bigram table stored in binary.
 
-    ``after_k(j)`` (local relation j' = j-1) says the token before j is k (<bos> and <sep>
-    are one key, "start"). Input position j (up to and including the first <sep>) records
+    ``after_k(j)`` (local relation j' = j-1) says the token before j is k (the start of the
+    string and <sep> are one key, "start"; j follows the start iff it is position 1). Input position j (up to and including the first <sep>) records
     bit b of the code of its own token (tokens 1..n, <sep> = n+1) in ``H_{k,b} = #[j <= i]
     (source(j) and after_k(j) and bit_b(j)) >= 1``. At an answer position holding key k,
     output bit b is ``H_{k,b}``: the code of the token that followed k in the input (unique
@@ -189,11 +189,16 @@ def copy_unique(tokens: Sequence[str] = VOCAB_150) -> Program:
     bit = [
         any_of(*(Q(v) for v in values if code[v] >> b & 1), name=f"bit{b}") for b in range(nbits)
     ]
-    keys = {"start": Q("<bos>") | Q(SEP)} | {v: Q(v) for v in tokens}
+    keys = {"start": Q(SEP)} | {v: Q(v) for v in tokens}
     after = {
         k: (count(q, offset(1), name=f"c_after_{_ident(k)}") >= 1).named(f"after_{_ident(k)}")
         for k, q in keys.items()
+        if k != "start"
     }
+    # the first symbol follows the start of the string: j = 1, i.e. #[j' <= j] TRUE == 1
+    first = (count(constant(True), name="length") == 1).named("first")
+    after_sep = (count(Q(SEP), offset(1), name="c_after_sep") >= 1).named("after_sep")
+    after["start"] = (first | after_sep).named("after_start")
     out_bits = []
     for b in range(nbits):
         terms = []
