@@ -21,7 +21,7 @@ from rasplab.seeding import torch_generator
 from .conftest import GEN
 
 BAD_CONFIGS = [
-    ({"pe": "spiral"}, "unknown model.pe 'spiral'; choose one of: alibi, ape, nape, nope, rope"),
+    ({"pe": "spiral"}, "unknown model.pe 'spiral'; choose one of: alibi, ape, nape, nope"),
     ({"attention": "linear"}, "unknown model.attention 'linear'; choose one of: asentmax, entmax"),
     ({"mlp": "relu"}, "unknown model.mlp 'relu'; choose one of: gelu, swiglu"),
     ({"width": 10, "heads": 4}, "model.heads (4) must divide model.width (10)"),

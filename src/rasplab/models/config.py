@@ -9,7 +9,7 @@ names the field and the allowed values.
 >>> ModelConfig(pe="spiral")
 Traceback (most recent call last):
 ...
-rasplab.errors.RasplabError: unknown model.pe 'spiral'; choose one of: alibi, ape, nape, nope, rope, sinusoidal
+rasplab.errors.RasplabError: unknown model.pe 'spiral'; choose one of: alibi, ape, nape, nope, random_ape, random_sin, rope, sinusoidal
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ATTN_SCALES = ("sqrt", "mup")
 class ModelConfig:
     """Architecture of a trainable transformer (sizes, variants, layer options)."""
 
-    pe: str = "ape"  # registry: ape, nope, sinusoidal, rope, alibi, nape
+    pe: str = "ape"  # registry: ape, nope, sinusoidal, rope, alibi, nape, random_sin, random_ape
     attention: str = "softmax"  # registry: softmax, fox, stick_breaking, entmax, asentmax, path
     layers: int = 2
     heads: int = 4

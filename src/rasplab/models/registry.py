@@ -23,6 +23,7 @@ from rasplab.models.positional import (
     Rotary,
     Sinusoidal,
 )
+from rasplab.models.random_positions import RandomLearned, RandomSinusoidal
 from rasplab.models.stick_breaking import StickBreakingAttention
 
 POSITIONAL_ENCODINGS: dict[str, type[PositionalEncoding]] = {
@@ -32,6 +33,8 @@ POSITIONAL_ENCODINGS: dict[str, type[PositionalEncoding]] = {
     "rope": Rotary,
     "alibi": ALiBi,
     "nape": NaPE,
+    "random_sin": RandomSinusoidal,
+    "random_ape": RandomLearned,
 }
 
 ATTENTION_KINDS: dict[str, type[AttentionKind]] = {
