@@ -24,7 +24,7 @@ def test_program_agrees_with_the_task_labels_up_to_length_500(name):
 def test_classes_are_within_the_seed_class_and_plain_where_the_seed_says_so():
     plain = {
         "tomita1", "tomita2", "tomita7", "d2", "d3", "d4", "d12", "aa_bb_cc_dd_ee", "ab_d_bc",
-        "binary_majority", "majority", "sort",
+        "binary_majority", "majority", "sort", "bucket_sort",
     }  # fmt: skip
     for entry in library.entries():
         assert entry.program().within(entry.seed_class), entry.name

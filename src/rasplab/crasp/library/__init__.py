@@ -22,6 +22,7 @@ from functools import partial
 
 from rasplab.crasp.ir import Program
 from rasplab.crasp.library import algorithmic as alg
+from rasplab.crasp.library import chomsky
 from rasplab.crasp.library import languages as lang
 from rasplab.errors import unknown_name
 
@@ -139,6 +140,9 @@ _ENTRIES = [
     LibraryEntry(
         "induction_head", alg.induction_head, None, "Huang et al. App. C.2.2", PERIODIC_LOCAL
     ),
+    # Delétang et al.'s Chomsky-hierarchy tasks: not in the seed; the class is rasplab's own
+    LibraryEntry("bucket_sort", chomsky.bucket_sort, "bucket_sort", "rasplab (#37)", PLAIN),
+    LibraryEntry("even_pairs", chomsky.even_pairs, "even_pairs", "rasplab (#37)", PERIODIC_LOCAL),
 ]
 _BY_NAME = {e.name: e for e in _ENTRIES}
 
