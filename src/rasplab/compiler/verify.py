@@ -4,8 +4,11 @@ For each input both run with traces; they agree when the traces have no first di
 (tokens, every variable at every position after every attention and MLP sub-layer, the
 rules fired, the number of layers; numerical values within a tolerance derived from the
 dtype, the values' scale and the length) and the outputs are equal. An input on which the
-interpreter fails (no halt within the layer limit, conflicting rules) agrees only if the
-compiled model fails the same way.
+interpreter itself fails (a rule reads an undefined value, conflicting rules, no halt within
+the layer limit) is not compared at all: the program is undefined on it, and the report counts
+it apart (``undefined``, ``first_undefined``), neither agreeing nor disagreeing. A program
+stating its valid inputs (``program(..., inputs=InputSpec(...))``) is sampled only on those.
+Inputs are compared shortest first, so the first divergence reported is a shortest one found.
 
 Any :class:`~rasplab.lang.program.Program` can be verified (:func:`verify`); library
 programs add their natural inputs (:func:`rasplab.programs.verify.verify_program`).
@@ -36,15 +39,33 @@ MAX_EXHAUSTIVE = 1_000_000
 
 @dataclass
 class VerifyReport:
-    """How many inputs were compared, how many agreed, and the first disagreement."""
+    """How many inputs were compared, how many agreed, and the first (shortest) disagreement;
+    inputs the program is undefined on are counted apart, in ``undefined``."""
 
     total: int = 0
     agree: int = 0
     first_divergence: dict | None = None
+    undefined: int = 0
+    first_undefined: dict | None = None
 
     def to_json(self) -> dict:
-        """``{"total", "agree", "first_divergence"}``."""
-        return {"total": self.total, "agree": self.agree, "first_divergence": self.first_divergence}
+        """``{"total", "agree", "first_divergence"}``, plus ``"undefined"`` and
+        ``"first_undefined"`` when the program was undefined on some input."""
+        out = {"total": self.total, "agree": self.agree, "first_divergence": self.first_divergence}
+        if self.undefined:
+            out |= {"undefined": self.undefined, "first_undefined": self.first_undefined}
+        return out
+
+    def undefined_line(self) -> str | None:
+        """One line about the inputs the program is undefined on (None when there are none)."""
+        if not self.undefined:
+            return None
+        first = self.first_undefined or {}
+        return (
+            f"the program is undefined on {self.undefined} input(s), not counted; the first: "
+            f"the program is undefined on this input: {first.get('input')!r}: "
+            f"{first.get('reason')}"
+        )
 
     @property
     def ok(self) -> bool:
@@ -77,10 +98,6 @@ def _run_both(program, model, batch, dtype, max_layers):
     return out
 
 
-def _failure_kind(message: str) -> str:
-    return "no halt" if "did not halt" in message else message
-
-
 def compare_batch(
     program: Program,
     model: CompiledTransformer,
@@ -89,10 +106,14 @@ def compare_batch(
     max_layers: int | None = None,
     labels: Sequence | None = None,
 ) -> VerifyReport:
-    """Compare interpreter and compiled model on token-id sequences (see the module docstring)."""
+    """Compare interpreter and compiled model on token-id sequences, shortest first (see the
+    module docstring)."""
     dtype = model.default_dtype() if dtype is None else dtype
     report = VerifyReport()
     labels = list(labels) if labels is not None else [None] * len(batch)
+    order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
+    if order != list(range(len(batch))):
+        batch, labels = [batch[i] for i in order], [labels[i] for i in order]
     for start in range(0, len(batch), BATCH):
         part = [list(s) for s in batch[start : start + BATCH]]
         ref, got = _run_both(program, model, part, dtype, max_layers)
@@ -104,20 +125,23 @@ def compare_batch(
                     )
                     _merge(report, sub)
                 continue
+            if isinstance(ref, str):
+                report.undefined += 1
+                if report.first_undefined is None:
+                    report.first_undefined = {
+                        "input": labels[start],
+                        "tokens": part[0],
+                        "reason": ref,
+                    }
+                continue
             report.total += 1
-            if (
-                isinstance(ref, str)
-                and isinstance(got, str)
-                and _failure_kind(ref) == _failure_kind(got)
-            ):
-                report.agree += 1
-            elif report.first_divergence is None:
+            if report.first_divergence is None:
                 report.first_divergence = {
                     "input": labels[start],
                     "tokens": part[0],
                     "stage": "run",
-                    "expected": ref if isinstance(ref, str) else "ran",
-                    "got": got if isinstance(got, str) else "ran",
+                    "expected": "ran",
+                    "got": got,
                 }
             continue
         tol = numeric_tolerance(model, dtype, max(len(s) for s in part))
@@ -147,8 +171,11 @@ def compare_batch(
 def _merge(into: VerifyReport, part: VerifyReport) -> None:
     into.total += part.total
     into.agree += part.agree
+    into.undefined += part.undefined
     if into.first_divergence is None:
         into.first_divergence = part.first_divergence
+    if into.first_undefined is None:
+        into.first_undefined = part.first_undefined
 
 
 def compile_for(program: Program, lengths: Sequence[int]) -> CompiledTransformer:
@@ -171,7 +198,8 @@ def sample_inputs(
 ) -> tuple[list[list[int]], bool]:
     """Token-id inputs with lengths in the bin: every sequence when the bin holds at most
     ``samples`` of them and no ``sampler`` is given, else ``samples`` draws (lengths taken in
-    turn; ``sampler(rng, n)`` gives one input of n tokens, default uniform token ids).
+    turn; ``sampler(rng, n)`` gives one input of n tokens, default: the program's
+    :class:`~rasplab.lang.inputs.InputSpec` when it states one, else uniform token ids).
     Returns ``(inputs, exhaustive)``."""
     lengths = Bin.parse(lengths)
     if not isinstance(samples, int) or samples < 1:
@@ -182,6 +210,19 @@ def sample_inputs(
             f"(position_range), got bin {lengths}"
         )
     v = program.input_range
+    spec = program.inputs
+    if sampler is None and spec is not None:
+        spread = [n for n in lengths.lengths() if n >= spec.min_length]
+        if not spread:
+            raise RasplabError(
+                f"program {program.name!r} has no valid inputs of lengths {lengths} (its inputs "
+                f"have at least {spec.min_length} tokens)"
+            )
+        counts = [spec.count(n, v) for n in spread]
+        if None not in counts and sum(counts) <= samples:
+            return [s for n in spread for s in spec.enumerate(n, v)], True
+        rng = generator(seed, "verify-inputs", program.name, str(lengths))
+        return [spec.sample(rng, spread[i % len(spread)], v) for i in range(samples)], False
     if sampler is None and sum(v**n for n in lengths.lengths()) <= samples:
         return [
             list(s) for n in lengths.lengths() for s in itertools.product(range(v), repeat=n)

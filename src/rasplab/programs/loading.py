@@ -5,7 +5,9 @@ attribute ``NAME``: a :class:`~rasplab.lang.program.Program`, a function of no a
 returning one, or a full :class:`~rasplab.programs.base.LibraryProgram` (with its own
 ``encode``/``decode``). A bare Program has no natural input format, so it is wrapped in a
 *token entry*: inputs are token ids written as text (``"3 1 0"``) and outputs are the output
-variable's values. Every failure is one :class:`RasplabError` naming the file and the fix.
+variable's values; when the program states its valid inputs (an
+:class:`~rasplab.lang.inputs.InputSpec`), the entry draws, enumerates and accepts only those.
+Every failure is one :class:`RasplabError` naming the file and the fix.
 
 >>> resolve_program("parity_sequential_relative").name
 'parity_sequential_relative'
@@ -123,6 +125,7 @@ def token_entry(
     from rasplab.lang.interpreter import interpret
 
     v = program.input_range if program is not None else input_range
+    spec = program.inputs if program is not None else None
 
     def build() -> Program:
         if program is None:
@@ -132,26 +135,44 @@ def token_entry(
     def decode(ids: Sequence[int], outputs: Sequence[int]) -> list[str]:
         return [str(o) for o in outputs]
 
+    def encode(text: str) -> list[int]:
+        ids = token_ids(text, v)
+        problem = spec.problem(ids, v) if spec is not None else None
+        if problem is not None:
+            raise RasplabError(f"{text!r} is not a valid input of {name}: {problem}")
+        return ids
+
     def reference(text: str) -> list[str]:
-        return [str(o) for o in interpret(build(), [token_ids(text, v)]).outputs[0]]
+        return [str(o) for o in interpret(build(), [encode(text)]).outputs[0]]
 
     def random_input(rng: np.random.Generator, n: int) -> str:
+        if spec is not None:
+            return " ".join(map(str, spec.sample(rng, max(n, spec.min_length), v)))
         return " ".join(str(t) for t in rng.integers(0, v, n).tolist())
 
     def all_inputs(n: int):
+        if spec is not None:
+            return (" ".join(map(str, ids)) for ids in spec.enumerate(n, v))
         return (" ".join(map(str, ids)) for ids in itertools.product(range(v), repeat=n))
+
+    def input_count(n: int) -> int:
+        return spec.count(n, v) if spec is not None else v**n
+
+    enumerable = spec is None or spec.sampler is None
 
     return LibraryProgram(
         name=name,
         description=f"{name}: token ids 0..{v - 1} in, output variable values out",
         build=build,
-        encode=lambda text: token_ids(text, v),
+        encode=encode,
         decode=decode,
         reference=reference,
         random_input=random_input,
+        min_length=spec.min_length if spec is not None else 0,
         max_length=None if program is None else program.position_range,
-        all_inputs=all_inputs,
-        input_count=lambda n: v**n,
+        all_inputs=all_inputs if enumerable else None,
+        input_count=input_count if enumerable else None,
+        input_length=lambda text: len(text.replace(",", " ").split()),
     )
 
 
