@@ -1,4 +1,4 @@
-"""CLI subcommands for the quantitative length bound (seed 004): ``rasplab bounds figure | margin``.
+"""``rasplab bounds figure | margin``: the quantitative length bound (seed 004).
 
 ``figure 1|2|3 [--quick] [--db PATH] [--out DIR] [--epsilon E] [--batch-runs K] [--json]``
 runs (or resumes) the figure's sweep (up to K runs trained as one stacked group, by default
@@ -17,18 +17,7 @@ import sys
 
 import typer
 
-bounds_app = typer.Typer(
-    name="bounds",
-    help="Quantitative length-generalization bounds (seed 004): margins and Figures 1-3.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
 
-
-@bounds_app.command(
-    "figure", short_help="Run (or resume) the runs of Figure 1, 2 or 3 and draw it."
-)
 def figure_command(
     figure: int = typer.Argument(..., metavar="1|2|3", help="Seed 004 figure number."),
     quick: bool = typer.Option(
@@ -69,9 +58,6 @@ def figure_command(
         print(f"figure {figure}: wrote {out}/fig{figure}.png, .md, .json", file=sys.stderr)
 
 
-@bounds_app.command(
-    "margin", short_help="γ, L, Δ, τ and the predicted N of a trained one-layer run."
-)
 def margin_command(
     run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="A finished run folder."),
     epsilon: float = typer.Option(1e-2, "--epsilon", metavar="E", help="Target error ε."),
@@ -99,8 +85,3 @@ def _finite(data):
     if isinstance(data, list):
         return [_finite(v) for v in data]
     return None if isinstance(data, float) and math.isinf(data) else data
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``bounds`` group to ``app``."""
-    app.add_typer(bounds_app, name="bounds")

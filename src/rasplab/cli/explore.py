@@ -46,47 +46,43 @@ def load_target(spec: str):
         ) from None
 
 
-def register(app: typer.Typer) -> None:
-    """Attach this stage's subcommands to ``app``."""
+def explore_command(
+    target: str = typer.Argument(
+        None,
+        metavar="NAME|FILE.py:NAME",
+        help="ALTA or C-RASP program (library name or FILE.py:NAME); omit with --run.",
+    ),
+    text: str = typer.Option(
+        None, "--input", metavar="TEXT", help='The natural input, e.g. "1 0 1 1".'
+    ),
+    out: str = typer.Option(..., "--out", metavar="PAGE.html", help="The page to write."),
+    run_dir: str = typer.Option(
+        None, "--run", metavar="RUN_DIR", help="Show a trained run (a harness run folder)."
+    ),
+    length: int = typer.Option(
+        None, "--length", metavar="N", help="With --run: draw an example of this length."
+    ),
+    seed: int = typer.Option(0, "--seed", help="With --run --length: the example's seed."),
+    max_layers: int = typer.Option(
+        None, "--max-layers", help="Layer limit (default: the program's)."
+    ),
+) -> None:
+    """Write one self-contained HTML page exploring a program's trace and weights, or a run."""
+    from rasplab.explore import crasp_view, program_view, run_view, write_page
 
-    @app.command("explore")
-    def explore_command(
-        target: str = typer.Argument(
-            None,
-            metavar="NAME|FILE.py:NAME",
-            help="ALTA or C-RASP program (library name or FILE.py:NAME); omit with --run.",
-        ),
-        text: str = typer.Option(
-            None, "--input", metavar="TEXT", help='The natural input, e.g. "1 0 1 1".'
-        ),
-        out: str = typer.Option(..., "--out", metavar="PAGE.html", help="The page to write."),
-        run_dir: str = typer.Option(
-            None, "--run", metavar="RUN_DIR", help="Show a trained run (a harness run folder)."
-        ),
-        length: int = typer.Option(
-            None, "--length", metavar="N", help="With --run: draw an example of this length."
-        ),
-        seed: int = typer.Option(0, "--seed", help="With --run --length: the example's seed."),
-        max_layers: int = typer.Option(
-            None, "--max-layers", help="Layer limit (default: the program's)."
-        ),
-    ) -> None:
-        """Write one self-contained HTML page exploring a program's trace and weights, or a run."""
-        from rasplab.explore import crasp_view, program_view, run_view, write_page
-
-        if run_dir is not None:
-            if target is not None:
-                raise RasplabError("give either a program NAME or --run RUN_DIR, not both")
-            data = run_view(run_dir, text, length, seed)
+    if run_dir is not None:
+        if target is not None:
+            raise RasplabError("give either a program NAME or --run RUN_DIR, not both")
+        data = run_view(run_dir, text, length, seed)
+    else:
+        if target is None:
+            raise RasplabError("give a program NAME (or FILE.py:NAME), or --run RUN_DIR")
+        if text is None:
+            raise RasplabError("give the input to explore with --input TEXT")
+        kind, entry, program = load_target(target)
+        if kind == "crasp":
+            data = crasp_view(program, text)
         else:
-            if target is None:
-                raise RasplabError("give a program NAME (or FILE.py:NAME), or --run RUN_DIR")
-            if text is None:
-                raise RasplabError("give the input to explore with --input TEXT")
-            kind, entry, program = load_target(target)
-            if kind == "crasp":
-                data = crasp_view(program, text)
-            else:
-                data = program_view(entry, text, program=program, max_layers=max_layers)
-        path = write_page(data, out)
-        print(f"wrote {path}", file=sys.stderr)
+            data = program_view(entry, text, program=program, max_layers=max_layers)
+    path = write_page(data, out)
+    print(f"wrote {path}", file=sys.stderr)

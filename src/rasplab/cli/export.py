@@ -20,72 +20,64 @@ from rasplab.errors import RasplabError
 TARGETS = ("transformer-lens",)
 
 
-def register(app: typer.Typer) -> None:
-    """Attach this stage's subcommands to ``app``."""
+def export_command(
+    name: str = typer.Argument(..., metavar="NAME", help="Library program."),
+    to: str = typer.Option(..., "--to", metavar="FORMAT", help="Export format: transformer-lens."),
+    layers: int = typer.Option(
+        None,
+        "--layers",
+        metavar="K",
+        help="Layers to unroll (default: the program's max_layers).",
+    ),
+    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write."),
+    n_ctx: int = typer.Option(
+        None, "--n-ctx", help="Positions (default: the compiled maximum length, else 128)."
+    ),
+    text: str = typer.Option(
+        None, "--input", metavar="TEXT", help="Check K against this input; print the output."
+    ),
+) -> None:
+    """Export a compiled library program (e.g. to a TransformerLens HookedTransformer)."""
+    from rasplab.compiler.hooked import (
+        check_layers,
+        hooked_tokens,
+        layers_needed,
+        save_hooked,
+        to_hooked_transformer,
+    )
+    from rasplab.compiler.verify import compile_for
+    from rasplab.programs import get_program
+    from rasplab.programs.verify import compile_entry
 
-    @app.command("export")
-    def export_command(
-        name: str = typer.Argument(..., metavar="NAME", help="Library program."),
-        to: str = typer.Option(
-            ..., "--to", metavar="FORMAT", help="Export format: transformer-lens."
-        ),
-        layers: int = typer.Option(
-            None,
-            "--layers",
-            metavar="K",
-            help="Layers to unroll (default: the program's max_layers).",
-        ),
-        out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write."),
-        n_ctx: int = typer.Option(
-            None, "--n-ctx", help="Positions (default: the compiled maximum length, else 128)."
-        ),
-        text: str = typer.Option(
-            None, "--input", metavar="TEXT", help="Check K against this input; print the output."
-        ),
-    ) -> None:
-        """Export a compiled library program (e.g. to a TransformerLens HookedTransformer)."""
-        from rasplab.compiler.hooked import (
-            check_layers,
-            hooked_tokens,
-            layers_needed,
-            save_hooked,
-            to_hooked_transformer,
-        )
-        from rasplab.compiler.verify import compile_for
-        from rasplab.programs import get_program
-        from rasplab.programs.verify import compile_entry
-
-        if to not in TARGETS:
-            raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
-        entry = get_program(name)
-        ids = list(entry.encode(text)) if text is not None else None
-        compiled = (
-            compile_for(entry.program(), [len(ids)]) if ids is not None else compile_entry(entry)
-        )
-        k = compiled.spec["max_layers"] if layers is None else layers
-        check_layers(compiled, k)
-        if ids is not None:
-            need = layers_needed(compiled, [ids])
-            if k < need:
-                raise RasplabError(
-                    f"--layers {k} is below the {need} layers that input {text!r} needs "
-                    f"before program {name!r} halts; use --layers {need} or more"
-                )
-        hooked = to_hooked_transformer(compiled, k, n_ctx=n_ctx)
-        target = Path(out)
-        if target.exists() and not target.is_dir():
-            raise RasplabError(f"--out {out!r} exists and is not a folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        try:
-            save_hooked(hooked, staging)
-            target.mkdir(exist_ok=True)
-            for f in staging.iterdir():
-                f.replace(target / f.name)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        print(f"saved TransformerLens model ({3 * k} blocks) to {out}", file=sys.stderr)
-        if ids is not None:
-            logits = hooked(hooked_tokens(compiled, ids))
-            values = logits.argmax(-1)[0, 1:].tolist()
-            print("output: " + " ".join(entry.decode(ids, values)))
+    if to not in TARGETS:
+        raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
+    entry = get_program(name)
+    ids = list(entry.encode(text)) if text is not None else None
+    compiled = compile_for(entry.program(), [len(ids)]) if ids is not None else compile_entry(entry)
+    k = compiled.spec["max_layers"] if layers is None else layers
+    check_layers(compiled, k)
+    if ids is not None:
+        need = layers_needed(compiled, [ids])
+        if k < need:
+            raise RasplabError(
+                f"--layers {k} is below the {need} layers that input {text!r} needs "
+                f"before program {name!r} halts; use --layers {need} or more"
+            )
+    hooked = to_hooked_transformer(compiled, k, n_ctx=n_ctx)
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise RasplabError(f"--out {out!r} exists and is not a folder")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        save_hooked(hooked, staging)
+        target.mkdir(exist_ok=True)
+        for f in staging.iterdir():
+            f.replace(target / f.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"saved TransformerLens model ({3 * k} blocks) to {out}", file=sys.stderr)
+    if ids is not None:
+        logits = hooked(hooked_tokens(compiled, ids))
+        values = logits.argmax(-1)[0, 1:].tolist()
+        print("output: " + " ".join(entry.decode(ids, values)))

@@ -1,4 +1,4 @@
-"""CLI for learned transformer programs: ``rasplab learn``.
+"""``rasplab learn``: learned transformer programs (train, discretise, decompile, verify).
 
 * ``rasplab learn TASK [key=value ...] --out DIR [--json]`` trains, discretises, decompiles
   and verifies one run (keys: the fields of :class:`rasplab.learned.LearnConfig`, task
@@ -19,13 +19,10 @@ A disagreement between program and model exits 1; user errors exit 2.
 from __future__ import annotations
 
 import json
-import sys
 
 import typer
 
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr)
+from rasplab.cli.output import say
 
 
 def parse_args(args: list[str]) -> dict:
@@ -82,55 +79,51 @@ def _lang_run(path: str, out: str | None, as_json: bool) -> None:
 _ARGS = typer.Argument(None, metavar="TASK [KEY=VALUE]...")
 
 
-def register(app: typer.Typer) -> None:
-    """Attach ``learn``."""
+def learn_command(
+    args: list[str] = _ARGS,
+    out: str = typer.Option(
+        None, "--out", help="run directory (sweep folder; with --lang: listing file)"
+    ),
+    sweep: str = typer.Option(None, "--sweep", help="YAML grid of runs (resumable)"),
+    verify_dir: str = typer.Option(None, "--verify", help="re-check a saved run directory"),
+    lang_dir: str = typer.Option(
+        None, "--lang", help="export a saved run to rasplab.lang and check it"
+    ),
+    plot: str = typer.Option(None, "--plot", help="with --sweep: accuracy-by-length PNG"),
+    as_json: bool = typer.Option(False, "--json", help="JSON on stdout"),
+    quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
+) -> None:
+    """Train a discrete transformer on a RASP task, decompile it, verify program == model."""
+    from rasplab.errors import RasplabError
+    from rasplab.learned.verify import ProgramMismatch
 
-    @app.command("learn")
-    def learn_cmd(
-        args: list[str] = _ARGS,
-        out: str = typer.Option(
-            None, "--out", help="run directory (sweep folder; with --lang: listing file)"
-        ),
-        sweep: str = typer.Option(None, "--sweep", help="YAML grid of runs (resumable)"),
-        verify_dir: str = typer.Option(None, "--verify", help="re-check a saved run directory"),
-        lang_dir: str = typer.Option(
-            None, "--lang", help="export a saved run to rasplab.lang and check it"
-        ),
-        plot: str = typer.Option(None, "--plot", help="with --sweep: accuracy-by-length PNG"),
-        as_json: bool = typer.Option(False, "--json", help="JSON on stdout"),
-        quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
-    ) -> None:
-        """Train a discrete transformer on a RASP task, decompile it, verify program == model."""
-        from rasplab.errors import RasplabError
-        from rasplab.learned.verify import ProgramMismatch
+    try:
+        if verify_dir is not None:
+            return _verify_run(verify_dir, as_json)
+        if lang_dir is not None:
+            return _lang_run(lang_dir, out, as_json)
+        if sweep is not None:
+            return _sweep(sweep, out, as_json, quiet, plot)
+        from rasplab.learned import config_from_dict, learn
 
-        try:
-            if verify_dir is not None:
-                return _verify_run(verify_dir, as_json)
-            if lang_dir is not None:
-                return _lang_run(lang_dir, out, as_json)
-            if sweep is not None:
-                return _sweep(sweep, out, as_json, quiet, plot)
-            from rasplab.learned import config_from_dict, learn
-
-            config = config_from_dict(parse_args(args or []))
-            if out is None:
-                raise RasplabError("give --out DIR for the run directory")
-            result = learn(config, out=out, log=None if quiet else _say).result
-        except ProgramMismatch as err:
-            _say(f"rasplab: check failed: {err}")
-            raise typer.Exit(1) from err
-        except RasplabError:
-            raise
-        if as_json:
-            print(json.dumps(result))
-        else:
-            print(
-                f"{config.task}: test accuracy {result['test_accuracy']:.4f}, program accuracy "
-                f"{result['program_accuracy']:.4f}, program == model on "
-                f"{sum(result['positions_checked'].values())} positions, {result['seconds']} s; "
-                f"wrote {out}"
-            )
+        config = config_from_dict(parse_args(args or []))
+        if out is None:
+            raise RasplabError("give --out DIR for the run directory")
+        result = learn(config, out=out, log=None if quiet else say).result
+    except ProgramMismatch as err:
+        say(f"rasplab: check failed: {err}")
+        raise typer.Exit(1) from err
+    except RasplabError:
+        raise
+    if as_json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"{config.task}: test accuracy {result['test_accuracy']:.4f}, program accuracy "
+            f"{result['program_accuracy']:.4f}, program == model on "
+            f"{sum(result['positions_checked'].values())} positions, {result['seconds']} s; "
+            f"wrote {out}"
+        )
 
 
 def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | None) -> None:
@@ -139,13 +132,13 @@ def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | N
 
     if out is None:
         raise RasplabError("give --out DIR for the sweep's run directories")
-    rows = run_sweep(load_sweep(path), out, log=None if quiet else _say)
+    rows = run_sweep(load_sweep(path), out, log=None if quiet else say)
     for row in summarize(rows):
         print(json.dumps(row) if as_json else _summary_line(row))
     if plot is not None:
         from rasplab.learned.plot import plot_by_length
 
-        _say(f"wrote {plot_by_length(rows, plot)}")
+        say(f"wrote {plot_by_length(rows, plot)}")
 
 
 def _summary_line(row: dict) -> str:

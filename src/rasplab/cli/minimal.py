@@ -1,4 +1,8 @@
-"""CLI subcommands for the analysis stage (thin wrappers over the library): ``minimal``."""
+"""``rasplab minimal NAME``: the minimal program for training inputs, scored on test inputs.
+
+The training and test inputs come from length bins (``--train-lengths``, ``--test-lengths``) or,
+for SCAN, from a task split (``-o split=mcd1``); the rule counts follow ALTA (App. C.2).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import sys
 
 import typer
 
-from rasplab.cli.compile import PROGRAM_HELP
+from rasplab.cli.options import PROGRAM_HELP
 
 SPLIT_TASKS = {"scan": "scan"}
 """Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
@@ -101,54 +105,44 @@ _SPLIT_OPTION = typer.Option(
 )
 
 
-def register(app: typer.Typer) -> None:
-    """Attach this stage's subcommands to ``app``."""
+def minimal_command(
+    name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
+    train_lengths: str = typer.Option(
+        None, "--train-lengths", metavar="A-B", help="Training length bin A-B."
+    ),
+    test_lengths: str = typer.Option(
+        None, "--test-lengths", metavar="C-D", help="Test length bin C-D."
+    ),
+    option: list[str] = _SPLIT_OPTION,
+    samples: int = typer.Option(
+        None,
+        "--samples",
+        help="Inputs per bin: all of them if the bin holds at most this many, else this many "
+        "random ones (default 2000).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
+) -> None:
+    """Minimal program for the training inputs (ALTA App. C.2), scored on test inputs.
 
-    @app.command(
-        "minimal", short_help="Minimal program for training inputs, scored on test inputs."
+    Rule counts follow ALTA: update rules plus one reset rule per head-output value
+    (minimal: the fired updates and the fired resets).
+    """
+    from rasplab.tasks.export import parse_options
+
+    record = minimal_record(name, train_lengths, test_lengths, samples, seed, parse_options(option))
+    if as_json:
+        print(json.dumps(record))
+        return
+    print(f"program          {record['program']}")
+    print(f"rules (full)     {record['rules_full']}  ({record['update_rules_full']} update rules)")
+    print(
+        f"rules (minimal)  {record['rules_minimal']}  ({record['update_rules_minimal']} update rules)"
+        f"  on {record['train_inputs']} training inputs of lengths {record['train_lengths']}"
+        f"{' (all of them)' if record['train_exhaustive'] else ''}"
     )
-    def minimal_command(
-        name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
-        train_lengths: str = typer.Option(
-            None, "--train-lengths", metavar="A-B", help="Training length bin A-B."
-        ),
-        test_lengths: str = typer.Option(
-            None, "--test-lengths", metavar="C-D", help="Test length bin C-D."
-        ),
-        option: list[str] = _SPLIT_OPTION,
-        samples: int = typer.Option(
-            None,
-            "--samples",
-            help="Inputs per bin: all of them if the bin holds at most this many, else this many "
-            "random ones (default 2000).",
-        ),
-        seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-    ) -> None:
-        """Minimal program for the training inputs (ALTA App. C.2), scored on test inputs.
-
-        Rule counts follow ALTA: update rules plus one reset rule per head-output value
-        (minimal: the fired updates and the fired resets).
-        """
-        from rasplab.tasks.export import parse_options
-
-        record = minimal_record(
-            name, train_lengths, test_lengths, samples, seed, parse_options(option)
-        )
-        if as_json:
-            print(json.dumps(record))
-            return
-        print(f"program          {record['program']}")
-        print(
-            f"rules (full)     {record['rules_full']}  ({record['update_rules_full']} update rules)"
-        )
-        print(
-            f"rules (minimal)  {record['rules_minimal']}  ({record['update_rules_minimal']} update rules)"
-            f"  on {record['train_inputs']} training inputs of lengths {record['train_lengths']}"
-            f"{' (all of them)' if record['train_exhaustive'] else ''}"
-        )
-        print(
-            f"test accuracy    {record['test_accuracy']:.4f}  on {record['test_inputs']} inputs of "
-            f"lengths {record['test_lengths']} ({record['test_failed']} failed: no halt, rule "
-            "conflict or undecodable output)"
-        )
+    print(
+        f"test accuracy    {record['test_accuracy']:.4f}  on {record['test_inputs']} inputs of "
+        f"lengths {record['test_lengths']} ({record['test_failed']} failed: no halt, rule "
+        "conflict or undecodable output)"
+    )

@@ -1,4 +1,4 @@
-"""CLI subcommands for the programs stage: ``programs`` (list the library) and ``run``.
+"""``rasplab run``: run an ALTA program on natural inputs (or token ids) and print its answers.
 
 ``run`` reads natural inputs, encodes them with the library entry's task glue, executes one
 batch through a *runner* (a callable ``(token-id batch, trace) -> BatchRun``) and decodes the
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from rasplab.cli.compile import PROGRAM_HELP
+from rasplab.cli.options import PROGRAM_HELP
 from rasplab.errors import RasplabError
 from rasplab.lang.interpreter import BatchRun, interpret
 from rasplab.lang.program import Program
@@ -31,6 +31,50 @@ def interpreter_runner(program: Program, max_layers: int | None = None) -> Runne
         return interpret(program, batch, trace=trace, max_layers=max_layers)
 
     return run
+
+
+def compiled_runner(program: Program, max_layers: int | None = None) -> Runner:
+    """A runner executing ``program``'s compiled model (compiled per batch with a maximum
+    length covering it)."""
+    # start-up time: the compiler imports torch
+    from rasplab.compiler.run import run_compiled
+    from rasplab.compiler.verify import compile_for
+
+    def run(batch: list[list[int]], trace: bool) -> BatchRun:
+        """Compile for this batch's lengths, then run it."""
+        model = compile_for(program, [len(b) for b in batch])
+        run = run_compiled(model, batch, trace=trace, max_layers=max_layers)
+        for t in run.traces or []:
+            t.rules = program.rules  # rule indices are the program's: print their text
+        return run
+
+    return run
+
+
+def model_runner(model, max_layers: int | None = None) -> Runner:
+    """A runner executing a loaded compiled model."""
+    from rasplab.compiler.run import run_compiled  # start-up time: torch
+
+    def run(batch: list[list[int]], trace: bool) -> BatchRun:
+        """Run the loaded model on the batch."""
+        return run_compiled(model, batch, trace=trace, max_layers=max_layers)
+
+    return run
+
+
+def load_model_entry(directory: str, name: str | None):
+    """``(model, entry)`` for ``rasplab run --model DIR``: the library entry the saved JSON
+    names, else (a user program's model) token ids in, output values out."""
+    from rasplab.compiler.export import load_compiled  # start-up time: torch
+    from rasplab.programs.loading import resolve_program, token_entry
+
+    model = load_compiled(directory)
+    saved = model.spec.get("entry")
+    if name is not None and saved is not None and name != saved:
+        raise RasplabError(f"model in {directory!r} was compiled from {saved!r}, not {name!r}")
+    if saved is None and name is None:
+        return model, token_entry(None, model.spec["name"], model.spec["input_range"])
+    return model, resolve_program(name or saved)
 
 
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
@@ -83,6 +127,7 @@ def run_inputs(
 
 
 def _print_record(record: dict, as_json: bool) -> None:
+    """One input's answer: a JSON line, or ``output: ...  (layers: n)`` and the trace table."""
     if as_json:
         data = dict(record)
         if "trace" in data:
@@ -94,80 +139,63 @@ def _print_record(record: dict, as_json: bool) -> None:
         print(record["trace"].table())
 
 
-def register(app: typer.Typer) -> None:
-    """Attach this stage's subcommands to ``app``."""
+def run_command(
+    name: str = typer.Argument(None, metavar="NAME", help=PROGRAM_HELP),
+    text: str = typer.Option(
+        None, "--input", metavar="TEXT", help='One natural input, e.g. "1 0 1 1".'
+    ),
+    path: str = typer.Option(
+        None,
+        "--inputs",
+        metavar="FILE",
+        help="File with one natural input per line (one batch).",
+    ),
+    tokens: str = typer.Option(
+        None,
+        "--tokens",
+        metavar="IDS",
+        help='Token ids instead of a natural input, e.g. "3 1 0".',
+    ),
+    trace: bool = typer.Option(False, "--trace", help="Also print the residual-stream trace."),
+    as_json: bool = typer.Option(
+        False, "--json", help='One {"output", "layers"} object per input.'
+    ),
+    max_layers: int = typer.Option(
+        None, "--max-layers", help="Layer limit (default: the program's)."
+    ),
+    compiled: bool = typer.Option(
+        False, "--compiled", help="Run the compiled transformer instead of the interpreter."
+    ),
+    model_dir: str = typer.Option(
+        None,
+        "--model",
+        metavar="DIR",
+        help="Run a compiled model saved by `rasplab compile --out DIR`.",
+    ),
+) -> None:
+    """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
+    on token ids (--tokens)."""
+    from rasplab.programs.loading import resolve_program, token_ids  # start-up time
 
-    @app.command("programs")
-    def programs_command() -> None:
-        """List the program library: name and one-line description."""
-        from rasplab.programs import get_program, program_names
-
-        names = program_names()
-        width = max((len(n) for n in names), default=0)
-        for name in names:
-            print(f"{name:<{width}}  {get_program(name).description}")
-
-    @app.command("run")
-    def run_command(
-        name: str = typer.Argument(None, metavar="NAME", help=PROGRAM_HELP),
-        text: str = typer.Option(
-            None, "--input", metavar="TEXT", help='One natural input, e.g. "1 0 1 1".'
-        ),
-        path: str = typer.Option(
-            None,
-            "--inputs",
-            metavar="FILE",
-            help="File with one natural input per line (one batch).",
-        ),
-        tokens: str = typer.Option(
-            None,
-            "--tokens",
-            metavar="IDS",
-            help='Token ids instead of a natural input, e.g. "3 1 0".',
-        ),
-        trace: bool = typer.Option(False, "--trace", help="Also print the residual-stream trace."),
-        as_json: bool = typer.Option(
-            False, "--json", help='One {"output", "layers"} object per input.'
-        ),
-        max_layers: int = typer.Option(
-            None, "--max-layers", help="Layer limit (default: the program's)."
-        ),
-        compiled: bool = typer.Option(
-            False, "--compiled", help="Run the compiled transformer instead of the interpreter."
-        ),
-        model_dir: str = typer.Option(
-            None,
-            "--model",
-            metavar="DIR",
-            help="Run a compiled model saved by `rasplab compile --out DIR`.",
-        ),
-    ) -> None:
-        """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
-        on token ids (--tokens)."""
-        from rasplab.cli import compile as compile_cmds
-        from rasplab.programs.loading import resolve_program, token_ids
-
-        if model_dir is not None:
-            model, entry = compile_cmds.load_model_entry(model_dir, name)
-            runner = compile_cmds.model_runner(model, max_layers)
-        elif name is None:
-            raise RasplabError("give a program NAME (see `rasplab programs`) or --model DIR")
-        else:
-            entry = resolve_program(name)
-            runner = (
-                compile_cmds.compiled_runner(entry.program(), max_layers)
-                if compiled
-                else interpreter_runner(entry.program(), max_layers)
-            )
-        encode = None
-        if tokens is not None:
-            if text is not None or path is not None:
-                raise RasplabError(
-                    "give --tokens IDS or a natural input (--input/--inputs), not both"
-                )
-            vocab = model.spec["input_range"] if model_dir else entry.program().input_range
-            texts, encode = [tokens], lambda ids: token_ids(ids, vocab)
-        else:
-            texts = read_inputs(text, None if path is None else Path(path))
-        for record in run_inputs(entry, texts, runner, trace, encode):
-            _print_record(record, as_json)
+    if model_dir is not None:
+        model, entry = load_model_entry(model_dir, name)
+        runner = model_runner(model, max_layers)
+    elif name is None:
+        raise RasplabError("give a program NAME (see `rasplab programs`) or --model DIR")
+    else:
+        entry = resolve_program(name)
+        runner = (
+            compiled_runner(entry.program(), max_layers)
+            if compiled
+            else interpreter_runner(entry.program(), max_layers)
+        )
+    encode = None
+    if tokens is not None:
+        if text is not None or path is not None:
+            raise RasplabError("give --tokens IDS or a natural input (--input/--inputs), not both")
+        vocab = model.spec["input_range"] if model_dir else entry.program().input_range
+        texts, encode = [tokens], lambda ids: token_ids(ids, vocab)
+    else:
+        texts = read_inputs(text, None if path is None else Path(path))
+    for record in run_inputs(entry, texts, runner, trace, encode):
+        _print_record(record, as_json)

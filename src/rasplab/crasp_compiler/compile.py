@@ -21,9 +21,9 @@ import time
 from rasplab.crasp.ir import Program
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.crasp_compiler.plan import build_plan
+from rasplab.crasp_compiler.precision import DEFAULT_MAX_LENGTH
 from rasplab.errors import RasplabError
 
-DEFAULT_MAX_LENGTH = 512
 DTYPES = ("float32", "float64")
 
 

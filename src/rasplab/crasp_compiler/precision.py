@@ -39,6 +39,10 @@ from rasplab.errors import RasplabError
 
 UNIT_ROUNDOFF = {"float32": 2.0**-24, "float64": 2.0**-53}
 
+DEFAULT_MAX_LENGTH = 512
+"""Longest input (symbols) a program is compiled for unless told (``--max-length``); here, not in
+:mod:`~rasplab.crasp_compiler.compile`, so that the CLI reads it without importing torch."""
+
 
 def form_error(terms: list[tuple[float, float, float]]) -> float:
     """Error coefficient of ``sum w x`` from ``(w, error of x, bound on |x|)`` per term."""

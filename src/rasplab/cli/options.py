@@ -1,0 +1,76 @@
+"""Arguments several ``rasplab`` commands share: help texts, defaults, and how they are parsed.
+
+Program names (``NAME`` or ``FILE.py:NAME``) resolve to library entries here, ``[CONFIG]
+[KEY=VALUE]...`` splits into a config file and overrides, ``--only KEY=V1,V2`` into grid values.
+"""
+
+from __future__ import annotations
+
+from rasplab.errors import RasplabError
+
+PROGRAM_HELP = "Library program (see `rasplab programs`) or FILE.py:NAME (a Program or a function returning one)."
+"""Help of an ALTA program argument (``run``, ``compile``, ``verify``, ``minimal``, ...)."""
+
+CRASP_PROGRAM_HELP = "Library program (see `rasplab crasp programs`), FILE.py:NAME or FILE.json."
+"""Help of a C-RASP program argument (the ``rasplab crasp`` subcommands)."""
+
+DEFAULT_DB = "runs/results.sqlite"
+"""The results store ``train``, ``sweep`` and ``report`` use without ``--db``."""
+
+
+def split_args(args: list[str]) -> tuple[str | None, list[str]]:
+    """Split ``[CONFIG] [key=value ...]``: a first argument without ``=`` is the config file.
+
+    >>> split_args(["configs/a.yaml", "model.pe=nope"])
+    ('configs/a.yaml', ['model.pe=nope'])
+    >>> split_args(["seed=1"])
+    (None, ['seed=1'])
+    """
+    args = list(args or [])
+    config = None
+    if args and "=" not in args[0]:
+        config = args.pop(0)
+    for arg in args:
+        if "=" not in arg:
+            raise RasplabError(
+                f"argument {arg!r} must be key=value (only the first may be a config file)"
+            )
+    return config, args
+
+
+def parse_only(items: list[str] | None) -> dict:
+    """``["task=a,b", "seed=0"]`` → ``{"task": ["a", "b"], "seed": [0]}`` (YAML scalars).
+
+    >>> parse_only(["task=a,b", "seed=0"])
+    {'task': ['a', 'b'], 'seed': [0]}
+    """
+    from rasplab.harness.config import parse_override  # start-up time: the harness is heavy
+
+    out: dict = {}
+    for item in items or []:
+        key, _ = parse_override(item)
+        raw = item.split("=", 1)[1]
+        out[key] = [parse_override(f"{key}={v}")[1] for v in raw.split(",")]
+    return out
+
+
+def grid_ids(config: str, db: str) -> set[str]:
+    """The run ids of a sweep config's current grid in ``db`` (what its report shows)."""
+    # start-up time: the harness imports torch
+    from rasplab.harness.select import grid_ids as select_grid_ids
+    from rasplab.harness.sweepconfig import load_sweep
+
+    return select_grid_ids(load_sweep(config), db)
+
+
+def entry_and_program(name: str, minimal_lengths: str | None, samples: int | None, seed: int):
+    """The library entry of ``name`` (library name or FILE.py:NAME) and its program: the
+    minimal one w.r.t. inputs of ``minimal_lengths`` if given (``compile``, ``verify``)."""
+    from rasplab.programs.loading import resolve_program  # start-up time
+
+    entry = resolve_program(name)
+    if minimal_lengths is None:
+        return entry, entry.program()
+    from rasplab.analysis.minimal import minimal_program  # start-up time
+
+    return entry, minimal_program(entry, minimal_lengths, samples, seed)
