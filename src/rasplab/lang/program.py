@@ -197,7 +197,7 @@ def _traced(
             "out of the branch that reads the head output, or into its own function "
             "(mlp=[f1, f2, ...])",
             UnusedHeadReadWarning,
-            stacklevel=4,  # the caller of program()
+            stacklevel=5,  # program()'s caller's caller (via _mlp_rules, program)
         )
     return rules
 
@@ -237,110 +237,14 @@ def program(
       start token, a separator, the tokens allowed per position, or a sampler); ``verify``,
       ``minimal`` and ``explore`` then draw only such inputs.
     """
-    variables = dict(variables)
-    if undefined not in UNDEFINED_MODES:
-        raise RasplabError(
-            f"undefined must be one of: {', '.join(UNDEFINED_MODES)}; got {undefined!r}"
-        )
-    heads = dict(heads)
-    if not isinstance(input_range, int) or input_range < 1:
-        raise RasplabError(f"input_range must be a positive int, got {input_range!r}")
-    if not isinstance(max_layers, int) or max_layers < 1:
-        raise RasplabError(f"max_layers must be a positive int, got {max_layers!r}")
-    if any(h.query == RELATIVE_QK for h in heads.values()):
-        variables.setdefault(RELATIVE_QK, RELATIVE_QK_VAR)
-    for n in list(variables) + list(heads):
-        if not isinstance(n, str) or not n.isidentifier():
-            raise RasplabError(f"variable and head names must be identifiers, got {n!r}")
-    clash = set(variables) & set(heads)
-    if clash:
-        raise RasplabError(
-            f"names used both as a variable and a head output: {', '.join(sorted(clash))}"
-        )
-
-    head_outputs: dict[str, Var] = {}
-    for hname, h in heads.items():
-        for role in ("query", "key", "value"):
-            ref = getattr(h, role)
-            if ref in heads:
-                raise RasplabError(
-                    f"head {hname!r} reads head output {ref!r} as its {role}; head outputs are "
-                    "undefined during attention (copy it into a variable in the MLP first)"
-                )
-            if ref not in variables:
-                raise RasplabError(f"head {hname!r}: unknown {role} variable {ref!r}")
-        q, k, v = variables[h.query], variables[h.key], variables[h.value]
-        if q.kind == "numerical":
-            raise RasplabError(
-                f"head {hname!r}: query {h.query!r} must be categorical or set, not numerical"
-            )
-        if k.kind != "categorical":
-            raise RasplabError(f"head {hname!r}: key {h.key!r} must be categorical, not {k.kind}")
-        if q.range != k.range:
-            raise RasplabError(
-                f"head {hname!r}: query {h.query!r} has range {q.range} but key {h.key!r} has range {k.range}"
-            )
-        if v.kind == "set":
-            raise RasplabError(
-                f"head {hname!r}: set variable {h.value!r} cannot be an attention value; "
-                "use a categorical or numerical value"
-            )
-        head_outputs[hname] = _head_output_spec(hname, h, v)
-
+    variables, heads = dict(variables), dict(heads)
+    _check_settings(undefined, input_range, max_layers)
+    _check_names(variables, heads)
+    head_outputs = {n: _checked_head(n, h, variables, heads) for n, h in heads.items()}
     readable = {**variables, **head_outputs}
-    sources: list[tuple[str, int]] = []
-    if isinstance(mlp, Builder):
-        m = MLPBuilder(readable)
-        mlp.fn(m)
-        rules = m.rules
-        sources.append((getattr(mlp.fn, "__name__", "builder"), len(rules)))
-    else:
-        functions = [mlp] if callable(mlp) else list(mlp)
-        if functions and all(callable(f) and not isinstance(f, Builder) for f in functions):
-            rules = []
-            for f in functions:
-                part = _traced(f, variables, readable, heads, head_outputs)
-                rules += part
-                sources.append((getattr(f, "__name__", "mlp"), len(part)))
-        else:
-            rules = functions
-    for r in rules:
-        if not isinstance(r, Rule):
-            raise RasplabError(
-                f"MLP rules must be Rule objects, got {type(r).__name__}; pass mlp as a list "
-                "of Rules, one function f(x) or a list of functions (each traced alone), or "
-                "builder(fn)"
-            )
-        if r.var in head_outputs:
-            raise RasplabError(
-                f"rule writes head output {r.var!r}; an MLP may not write head outputs ({r})"
-            )
-        if r.var not in variables:
-            raise RasplabError(f"rule writes unknown variable {r.var!r} ({r})")
-        for vname, value in r.lhs:
-            if vname not in readable:
-                raise RasplabError(f"rule reads unknown variable {vname!r} ({r})")
-            if value not in readable[vname].possible_values():
-                raise RasplabError(
-                    f"rule matches {vname} == {value!r}, not a value of that variable ({r})"
-                )
-        variables[r.var].check_value(r.new, f"rule's new value for {r.var!r}")
-
-    if inputs is not None:
-        if not isinstance(inputs, InputSpec):
-            raise RasplabError(
-                f"inputs must be an InputSpec (rasplab.lang.inputs), got {type(inputs).__name__}"
-            )
-        inputs.check_range(input_range, f"program {name!r}")
-    if output not in variables:
-        raise RasplabError(f"output variable {output!r} is not a program variable")
-    if variables[output].kind != "categorical":
-        raise RasplabError(f"output variable {output!r} must be categorical")
-    if halt is not None:
-        halt = halt if isinstance(halt, Halt) else Halt(*halt)
-        if halt.var not in variables or variables[halt.var].kind != "categorical":
-            raise RasplabError(f"halt variable {halt.var!r} must be a categorical program variable")
-        variables[halt.var].check_value(halt.value, "halt value")
+    rules, sources = _mlp_rules(mlp, variables, readable, heads, head_outputs)
+    _check_rules(rules, variables, readable, head_outputs)
+    halt = _check_io(variables, output, input_range, halt, inputs, name)
     table = {
         n: tuple(v.initial(t, 0) for t in range(input_range))
         for n, v in variables.items()
@@ -363,3 +267,145 @@ def program(
         tuple(sources),
         inputs,
     )
+
+
+def _check_settings(undefined: str, input_range: int, max_layers: int) -> None:
+    """Check the undefined mode, the token range and the layer limit."""
+    if undefined not in UNDEFINED_MODES:
+        raise RasplabError(
+            f"undefined must be one of: {', '.join(UNDEFINED_MODES)}; got {undefined!r}"
+        )
+    if not isinstance(input_range, int) or input_range < 1:
+        raise RasplabError(f"input_range must be a positive int, got {input_range!r}")
+    if not isinstance(max_layers, int) or max_layers < 1:
+        raise RasplabError(f"max_layers must be a positive int, got {max_layers!r}")
+
+
+def _check_names(variables: dict[str, Var], heads: dict[str, HeadSpec]) -> None:
+    """Check that variable and head names are distinct identifiers; add the relative-position
+    query variable to ``variables`` when a head uses it."""
+    if any(h.query == RELATIVE_QK for h in heads.values()):
+        variables.setdefault(RELATIVE_QK, RELATIVE_QK_VAR)
+    for n in list(variables) + list(heads):
+        if not isinstance(n, str) or not n.isidentifier():
+            raise RasplabError(f"variable and head names must be identifiers, got {n!r}")
+    clash = set(variables) & set(heads)
+    if clash:
+        raise RasplabError(
+            f"names used both as a variable and a head output: {', '.join(sorted(clash))}"
+        )
+
+
+def _checked_head(
+    hname: str, h: HeadSpec, variables: dict[str, Var], heads: dict[str, HeadSpec]
+) -> Var:
+    """Check head ``hname``'s query, key and value variables; return its output's spec."""
+    for role in ("query", "key", "value"):
+        ref = getattr(h, role)
+        if ref in heads:
+            raise RasplabError(
+                f"head {hname!r} reads head output {ref!r} as its {role}; head outputs are "
+                "undefined during attention (copy it into a variable in the MLP first)"
+            )
+        if ref not in variables:
+            raise RasplabError(f"head {hname!r}: unknown {role} variable {ref!r}")
+    q, k, v = variables[h.query], variables[h.key], variables[h.value]
+    if q.kind == "numerical":
+        raise RasplabError(
+            f"head {hname!r}: query {h.query!r} must be categorical or set, not numerical"
+        )
+    if k.kind != "categorical":
+        raise RasplabError(f"head {hname!r}: key {h.key!r} must be categorical, not {k.kind}")
+    if q.range != k.range:
+        raise RasplabError(
+            f"head {hname!r}: query {h.query!r} has range {q.range} but key {h.key!r} has range {k.range}"
+        )
+    if v.kind == "set":
+        raise RasplabError(
+            f"head {hname!r}: set variable {h.value!r} cannot be an attention value; "
+            "use a categorical or numerical value"
+        )
+    return _head_output_spec(hname, h, v)
+
+
+def _mlp_rules(
+    mlp: Sequence[Rule] | Builder | Callable[[Any], None],
+    variables: dict[str, Var],
+    readable: dict[str, Var],
+    heads: dict[str, HeadSpec],
+    head_outputs: dict[str, Var],
+) -> tuple[list, list[tuple[str, int]]]:
+    """The MLP's rules (from a builder, traced functions, or given) and where they came from
+    (a (function name, rule count) per builder or function)."""
+    sources: list[tuple[str, int]] = []
+    if isinstance(mlp, Builder):
+        m = MLPBuilder(readable)
+        mlp.fn(m)
+        sources.append((getattr(mlp.fn, "__name__", "builder"), len(m.rules)))
+        return m.rules, sources
+    functions = [mlp] if callable(mlp) else list(mlp)
+    if not (functions and all(callable(f) and not isinstance(f, Builder) for f in functions)):
+        return functions, sources
+    rules: list = []
+    for f in functions:
+        part = _traced(f, variables, readable, heads, head_outputs)
+        rules += part
+        sources.append((getattr(f, "__name__", "mlp"), len(part)))
+    return rules, sources
+
+
+def _check_rules(
+    rules: list, variables: dict[str, Var], readable: dict[str, Var], head_outputs: dict
+) -> None:
+    """Check that every rule is a :class:`Rule` writing a variable (not a head output) and
+    matching only values its variables can hold."""
+    for r in rules:
+        if not isinstance(r, Rule):
+            raise RasplabError(
+                f"MLP rules must be Rule objects, got {type(r).__name__}; pass mlp as a list "
+                "of Rules, one function f(x) or a list of functions (each traced alone), or "
+                "builder(fn)"
+            )
+        if r.var in head_outputs:
+            raise RasplabError(
+                f"rule writes head output {r.var!r}; an MLP may not write head outputs ({r})"
+            )
+        if r.var not in variables:
+            raise RasplabError(f"rule writes unknown variable {r.var!r} ({r})")
+        for vname, value in r.lhs:
+            if vname not in readable:
+                raise RasplabError(f"rule reads unknown variable {vname!r} ({r})")
+            if value not in readable[vname].possible_values():
+                raise RasplabError(
+                    f"rule matches {vname} == {value!r}, not a value of that variable ({r})"
+                )
+        variables[r.var].check_value(r.new, f"rule's new value for {r.var!r}")
+
+
+def _check_io(
+    variables: dict[str, Var],
+    output: str,
+    input_range: int,
+    halt: Halt | tuple[str, int] | None,
+    inputs: InputSpec | None,
+    name: str,
+) -> Halt | None:
+    """Check the input spec, the output variable and the halt; return the halt as a
+    :class:`Halt` (None without one)."""
+    if inputs is not None:
+        if not isinstance(inputs, InputSpec):
+            raise RasplabError(
+                f"inputs must be an InputSpec (rasplab.lang.inputs), got {type(inputs).__name__}"
+            )
+        inputs.check_range(input_range, f"program {name!r}")
+    if output not in variables:
+        raise RasplabError(f"output variable {output!r} is not a program variable")
+    if variables[output].kind != "categorical":
+        raise RasplabError(f"output variable {output!r} must be categorical")
+    if halt is None:
+        return None
+    halt = halt if isinstance(halt, Halt) else Halt(*halt)
+    if halt.var not in variables or variables[halt.var].kind != "categorical":
+        raise RasplabError(f"halt variable {halt.var!r} must be a categorical program variable")
+    variables[halt.var].check_value(halt.value, "halt value")
+    return halt
