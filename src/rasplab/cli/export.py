@@ -1,8 +1,9 @@
 """CLI subcommand ``rasplab export``: a compiled program in another library's format.
 
 ``rasplab export NAME --to transformer-lens --layers K --out DIR [--n-ctx N] [--input TEXT]``
-writes a TransformerLens ``HookedTransformer`` (``config.json`` + ``model.safetensors``, see
-:mod:`rasplab.compiler.hooked`). ``--input`` checks that K covers the layers that input needs
+writes a TransformerLens 4 ``TransformerBridge`` (``config.json`` + ``model.safetensors``,
+loaded by ``TransformerBridge.boot_native`` and ``load_state_dict``: see
+:mod:`rasplab.lens_bridge`). ``--input`` checks that K covers the layers that input needs
 (a halting program) and prints the export's output on it.
 """
 
@@ -37,13 +38,13 @@ def export_command(
         None, "--input", metavar="TEXT", help="Check K against this input; print the output."
     ),
 ) -> None:
-    """Export a compiled library program (e.g. to a TransformerLens HookedTransformer)."""
+    """Export a compiled library program (e.g. to a TransformerLens 4 TransformerBridge)."""
     from rasplab.compiler.hooked import (
         check_layers,
         hooked_tokens,
         layers_needed,
         save_hooked,
-        to_hooked_transformer,
+        to_transformer_lens,
     )
     from rasplab.compiler.verify import compile_for
     from rasplab.programs import get_program
@@ -63,7 +64,7 @@ def export_command(
                 f"--layers {k} is below the {need} layers that input {text!r} needs "
                 f"before program {name!r} halts; use --layers {need} or more"
             )
-    hooked = to_hooked_transformer(compiled, k, n_ctx=n_ctx)
+    hooked = to_transformer_lens(compiled, k, n_ctx=n_ctx)
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise RasplabError(f"--out {out!r} exists and is not a folder")

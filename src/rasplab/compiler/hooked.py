@@ -1,16 +1,19 @@
-"""Compiled models as TransformerLens ``HookedTransformer`` s (the ``interp`` extra).
+"""Compiled models as TransformerLens 4 ``TransformerBridge`` s (the ``interp`` extra).
 
-``to_hooked_transformer(compiled, layers=K)`` unrolls the weight-shared compiled layer into
-``K`` layers of three TransformerLens blocks each (:mod:`rasplab.compiler.hooked_weights`
+``to_transformer_lens(compiled, layers=K)`` unrolls the weight-shared compiled layer into
+``K`` layers of three native TransformerLens blocks each (:mod:`rasplab.compiler.hooked_weights`
 says how one compiled layer becomes three blocks): no layer norm, the attention scale
-folded into ``W_Q``, MLP widths padded with zeros, the unembedding built from the output
-variable's dims. The ``3K`` blocks share their parameter tensors (one copy in memory).
+folded into the query weights, MLP widths padded with zeros, the unembedding built from the
+output variable's dims. It is built the way TransformerLens's tracr demo builds one:
+``TransformerBridge.boot_native`` and the weights by their native parameter paths
+(:mod:`rasplab.lens_bridge`); the ``3K`` blocks share their parameter tensors.
 
 Inputs are the program's token ids with a BOS token (id ``input_range``) in front:
 :func:`hooked_tokens`. Compiled layer ``l`` (from 1) is blocks ``3(l-1)`` .. ``3l-1``; its
 state after attention is ``blocks.{3(l-1)}.hook_resid_mid`` and after the MLP
 ``blocks.{3l-1}.hook_resid_post``, both decodable with the compiled layout
-(:func:`hooked_states`). The logits' argmax at every position after BOS is the output.
+(:func:`hooked_states`). The logits' argmax at every position after BOS is the output; the
+logits at BOS mean nothing.
 
 Halting cannot live in a TransformerLens model: the export always runs ``K`` layers. A
 halting program's halted state is a fixed point of its layer (the halt condition holds and
@@ -24,52 +27,24 @@ layer of given inputs.
 >>> entry = get_program("parity_sequential_relative")
 >>> compiled = compile_program(entry.program())
 >>> ids = entry.encode("1 1 0 1")
->>> tl = to_hooked_transformer(compiled, layers=layers_needed(compiled, [ids]))
+>>> tl = to_transformer_lens(compiled, layers=layers_needed(compiled, [ids]))
 >>> tl(hooked_tokens(compiled, ids)).argmax(-1)[0, 1:].tolist()
 [0, 1, 0, 0, 1]
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import warnings
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 
-from rasplab.compiler.hooked_weights import BLOCKS_PER_LAYER, hooked_weights
+from rasplab.compiler.hooked_weights import BLOCKS_PER_LAYER, hooked_weights, native_tensors
 from rasplab.compiler.layout import decode_columns
 from rasplab.compiler.model import CompiledTransformer
 from rasplab.compiler.run import run_compiled
 from rasplab.errors import RasplabError
-from rasplab.files import current_umask, replace_dir, temp_dir
-
-CONFIG, WEIGHTS = "config.json", "model.safetensors"
-
-
-def _transformer_lens():
-    """The TransformerLens module, or one clear error naming the extra to install."""
-    try:
-        import transformer_lens
-    except ImportError as err:
-        raise RasplabError(
-            "TransformerLens is not installed; install the interp extra: "
-            "pip install 'rasplab[interp]'"
-        ) from err
-    return transformer_lens
-
-
-@contextmanager
-def _quiet():
-    """Silence TransformerLens 3.x's notice that HookedTransformer leaves in 4.0 (the
-    ``interp`` extra pins ``<4``)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="HookedTransformer is deprecated")
-        yield
+from rasplab.lens_bridge import boot_bridge, load_bridge, save_bridge
 
 
 def layers_needed(model: CompiledTransformer, batch: Sequence[Sequence[int]]) -> int:
@@ -89,50 +64,34 @@ def check_layers(model: CompiledTransformer, layers: int) -> None:
         )
 
 
-def to_hooked_transformer(
+def to_transformer_lens(
     model: CompiledTransformer,
     layers: int,
     n_ctx: int | None = None,
     dtype: torch.dtype | None = None,
 ):
-    """A ``HookedTransformer`` computing ``layers`` layers of ``model`` (module docstring);
+    """A ``TransformerBridge`` computing ``layers`` layers of ``model`` (module docstring);
     ``n_ctx`` positions after BOS (default: the compiled maximum length, else 128)."""
-    tl = _transformer_lens()
     check_layers(model, layers)
     dtype = model.default_dtype() if dtype is None else dtype
     model.check_dtype(dtype)
     w = hooked_weights(model, n_ctx)
-    cfg = tl.HookedTransformerConfig(
-        n_layers=BLOCKS_PER_LAYER * layers, dtype=dtype, device="cpu", **w.config
-    )
-    with torch.device("meta"), _quiet():  # no memory for weights that are replaced below
-        hooked = tl.HookedTransformer(cfg, move_to_device=False)
-    return _load(hooked, w.embed, w.blocks, dtype)
+    embed, blocks = native_tensors(w)
+    tensors = dict(embed)
+    for block in range(BLOCKS_PER_LAYER * layers):
+        for name, value in blocks["abc"[block % BLOCKS_PER_LAYER]].items():
+            tensors[f"layers.{block}.{name}"] = value  # the same tensor object: shared
+    return boot_bridge(_config(w.config, layers), tensors, dtype)
 
 
-def _load(hooked, embed: dict, blocks: dict, dtype: torch.dtype):
-    """Give the meta-device ``hooked`` real tensors: the weights, zero biases, TransformerLens's
-    buffers; unrolled blocks share one tensor per weight."""
-
-    def param(t: torch.Tensor) -> torch.nn.Parameter:
-        return torch.nn.Parameter(t.to(dtype), requires_grad=False)
-
-    shared = {key: {n: param(t) for n, t in block.items()} for key, block in blocks.items()}
-    for prefix, module in hooked.named_modules():
-        for name, value in list(module.named_parameters(recurse=False)):
-            full = f"{prefix}.{name}" if prefix else name
-            parts = full.split(".")
-            if full in embed:
-                new = param(embed[full])
-            elif parts[0] == "blocks" and ".".join(parts[2:]) in blocks["a"]:
-                new = shared["abc"[int(parts[1]) % BLOCKS_PER_LAYER]][".".join(parts[2:])]
-            else:
-                new = param(torch.zeros(value.shape))
-            setattr(module, name, new)
-        for name, value in list(module.named_buffers(recurse=False)):
-            fill = -torch.inf if name == "IGNORE" else 0
-            module.register_buffer(name, torch.full(value.shape, fill, dtype=value.dtype))
-    return hooked.eval()
+def _config(config: dict, layers: int) -> dict:
+    """``TransformerBridgeConfig`` fields of an export with ``layers`` compiled layers."""
+    return {
+        **config,
+        "n_layers": BLOCKS_PER_LAYER * layers,
+        "tokenizer_prepends_bos": False,
+        "init_weights": False,
+    }
 
 
 def hooked_tokens(model: CompiledTransformer, ids: Sequence[int]) -> torch.Tensor:
@@ -161,78 +120,12 @@ def hooked_states(model: CompiledTransformer, cache, layers: int) -> list[dict[s
     return states
 
 
-def save_hooked(hooked, directory: str | Path) -> Path:
-    """Write ``config.json`` (the ``HookedTransformerConfig`` fields) and
-    ``model.safetensors`` (the full state dict) into ``directory``; nothing partial on failure.
-
-    Reload with plain TransformerLens: ``HookedTransformer(HookedTransformerConfig(**cfg))``
-    then ``load_state_dict(safetensors.torch.load_file(...), strict=False)``, or
-    :func:`load_hooked`."""
-    from safetensors.torch import save_file
-
-    out = Path(directory)
-    cfg = hooked.cfg
-    config = {
-        "n_layers": cfg.n_layers,
-        "d_model": cfg.d_model,
-        "d_head": cfg.d_head,
-        "n_heads": cfg.n_heads,
-        "d_mlp": cfg.d_mlp,
-        "d_vocab": cfg.d_vocab,
-        "d_vocab_out": cfg.d_vocab_out,
-        "n_ctx": cfg.n_ctx,
-        "act_fn": cfg.act_fn,
-        "normalization_type": cfg.normalization_type,
-        "attention_dir": cfg.attention_dir,
-        "positional_embedding_type": cfg.positional_embedding_type,
-        "default_prepend_bos": cfg.default_prepend_bos,
-        "original_architecture": cfg.original_architecture,
-        "model_name": cfg.model_name,
-        "dtype": str(cfg.dtype).replace("torch.", ""),
-    }
-    tensors = {
-        k: v.detach().clone().contiguous()
-        for k, v in hooked.state_dict().items()
-        if k.split(".")[-1] not in ("mask", "IGNORE")
-    }
-    if out.exists() and not out.is_dir():
-        raise RasplabError(f"cannot write the export to {str(out)!r}: it is a file")
-    if out.is_dir() and any(p.name not in (WEIGHTS, CONFIG) for p in out.iterdir()):
-        raise RasplabError(
-            f"cannot write the export to {str(out)!r}: it holds other files that replacing "
-            "the folder would delete; give a new or empty folder"
-        )
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise RasplabError(f"cannot write the export to {str(out)!r}: {err.strerror}") from err
-    tmp = temp_dir(out)  # both files complete before the folder is swapped in (one step)
-    try:
-        save_file(tensors, str(tmp / WEIGHTS))
-        (tmp / CONFIG).write_text(json.dumps(config, indent=1), encoding="utf-8")
-        for name in (WEIGHTS, CONFIG):
-            os.chmod(tmp / name, 0o666 & ~current_umask())
-        replace_dir(tmp, out)
-    except OSError as err:
-        raise RasplabError(f"cannot write the export to {str(out)!r}: {err.strerror}") from err
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+def save_hooked(bridge, directory: str | Path) -> Path:
+    """Write the export made by :func:`to_transformer_lens` as ``config.json`` and
+    ``model.safetensors`` (:func:`rasplab.lens_bridge.save_bridge`; nothing partial)."""
+    return save_bridge(bridge, directory)
 
 
 def load_hooked(directory: str | Path):
-    """The ``HookedTransformer`` saved by :func:`save_hooked` (no unpickling)."""
-    from safetensors.torch import load_file
-
-    tl = _transformer_lens()
-    path = Path(directory)
-    try:
-        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-        state = load_file(str(path / WEIGHTS))
-    except (OSError, json.JSONDecodeError) as err:
-        raise RasplabError(f"{str(path)!r} holds no TransformerLens export: {err}") from err
-    config["dtype"] = getattr(torch, config["dtype"])
-    with _quiet():
-        hooked = tl.HookedTransformer(tl.HookedTransformerConfig(device="cpu", **config))
-    hooked.load_state_dict(state, strict=False)
-    return hooked.eval()
+    """The ``TransformerBridge`` saved by :func:`save_hooked` (no unpickling)."""
+    return load_bridge(directory)

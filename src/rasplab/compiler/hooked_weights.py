@@ -29,6 +29,12 @@ a perfect square ``s**2``, so multiplying by ``s`` and TransformerLens's divisio
 ``sqrt(d_head) = s`` are exact. MLP widths are padded with zeros to the widest block. The
 unembedding reads the output variable's one-hot dims, found by name in the layout.
 
+:func:`hooked_weights` gives the tensors in TransformerLens's per-head notation (``W_Q``
+``[H, D, d_head]``, ``W_in`` ``[D, d_mlp]``: the notation of the construction above);
+:func:`native_tensors` lays them out as the ``nn.Linear`` / ``nn.Embedding`` parameters of
+TransformerLens 4's native model (``TransformerBridge.boot_native``), keyed by their native
+paths without the ``layers.N.`` prefix, biases zero.
+
 >>> from rasplab.programs import get_program
 >>> from rasplab.compiler import compile_program
 >>> w = hooked_weights(compile_program(get_program("parity_sequential_relative").program()), 8)
@@ -54,7 +60,7 @@ BLOCKS_PER_LAYER = 3
 
 @dataclass
 class HookedWeights:
-    """A config dict for ``HookedTransformerConfig``, the embedding and unembedding tensors,
+    """A config dict (TransformerLens config fields), the embedding and unembedding tensors,
     and the state dicts (TransformerLens names, without the ``blocks.N.`` prefix) of the
     three distinct blocks ``a``, ``b``, ``c`` that every compiled layer repeats."""
 
@@ -210,3 +216,42 @@ def hooked_weights(model: CompiledTransformer, n_ctx: int | None = None) -> Hook
     embed = {"embed.W_E": w_e, "pos_embed.W_pos": w_pos, "unembed.W_U": w_u}
     dims = {"layout": d, "bos": bos, "s1": s1, "s2": s2, "positions": pos}
     return HookedWeights(config, embed, blocks, vocab, dims)
+
+
+def native_tensors(w: HookedWeights) -> tuple[dict[str, torch.Tensor], dict[str, dict]]:
+    """``(embed, blocks)``: the weights of ``w`` as TransformerLens 4 native parameters.
+
+    ``embed`` holds ``tok_embed.weight``, ``pos.weight`` and ``head.weight``; ``blocks[k]``
+    (``k`` in ``a``, ``b``, ``c``) the block's ``attn.{q,k,v,o}`` and ``mlp.{fc_in,fc_out}``
+    weights and biases (``nn.Linear`` layout ``[out, in]``), all float64.
+
+    >>> from rasplab.programs import get_program
+    >>> from rasplab.compiler import compile_program
+    >>> w = hooked_weights(compile_program(get_program("majority").program()))
+    >>> embed, blocks = native_tensors(w)
+    >>> tuple(blocks["a"]["attn.q.weight"].shape) == (w.config["n_heads"] * w.config["d_head"],
+    ...                                                w.config["d_model"])
+    True
+    """
+    cfg = w.config
+    d_model, width = cfg["d_model"], cfg["n_heads"] * cfg["d_head"]
+    blocks = {}
+    for key, block in w.blocks.items():
+        out = {}
+        for name in ("q", "k", "v"):
+            per_head = block[f"attn.W_{name.upper()}"]  # [H, D, d_head]
+            out[f"attn.{name}.weight"] = per_head.permute(0, 2, 1).reshape(width, d_model)
+            out[f"attn.{name}.bias"] = torch.zeros(width, dtype=torch.float64)
+        out["attn.o.weight"] = block["attn.W_O"].reshape(width, d_model).T  # [D, H * d_head]
+        out["attn.o.bias"] = torch.zeros(d_model, dtype=torch.float64)
+        out["mlp.fc_in.weight"] = block["mlp.W_in"].T
+        out["mlp.fc_in.bias"] = block["mlp.b_in"]
+        out["mlp.fc_out.weight"] = block["mlp.W_out"].T
+        out["mlp.fc_out.bias"] = torch.zeros(d_model, dtype=torch.float64)
+        blocks[key] = {name: t.contiguous() for name, t in out.items()}
+    embed = {
+        "tok_embed.weight": w.embed["embed.W_E"],
+        "pos.weight": w.embed["pos_embed.W_pos"],
+        "head.weight": w.embed["unembed.W_U"].T.contiguous(),
+    }
+    return embed, blocks
