@@ -3,9 +3,9 @@
 import pytest
 
 from rasplab.crasp import (
+    CraspProgram,
     Op,
     Periodic,
-    Program,
     Q,
     Relation,
     all_of,
@@ -68,21 +68,21 @@ def test_bad_programs_get_one_clear_error(make, message):
 def test_ir_validation_names_the_problem():
     q = Op("q", "initial", symbol="a")
     with pytest.raises(RasplabError, match="uses 'c' as a Boolean, but it is a count"):
-        Program("t", ("a",), (q, Op("c", "count", ("q",)), Op("x", "not", ("c",))))
+        CraspProgram("t", ("a",), (q, Op("c", "count", ("q",)), Op("x", "not", ("c",))))
     with pytest.raises(RasplabError, match="uses 'q' as a count, but it is a Boolean"):
-        Program("t", ("a",), (q, Op("x", "compare_const", ("q",), comparison="<", value=1)))
+        CraspProgram("t", ("a",), (q, Op("x", "compare_const", ("q",), comparison="<", value=1)))
     with pytest.raises(RasplabError, match="uses 'y', which is not defined"):
-        Program("t", ("a",), (q, Op("x", "not", ("y",))))
+        CraspProgram("t", ("a",), (q, Op("x", "not", ("y",))))
     with pytest.raises(RasplabError, match="defined later"):
-        Program("t", ("a",), (Op("x", "not", ("q",)), q))
+        CraspProgram("t", ("a",), (Op("x", "not", ("q",)), q))
     with pytest.raises(RasplabError, match="two operations are named 'q'"):
-        Program("t", ("a",), (q, q))
+        CraspProgram("t", ("a",), (q, q))
     with pytest.raises(RasplabError, match="not local"):
         Op("c", "count", ("q",), relation=Relation(frozenset({0}), cofinite=True))
     with pytest.raises(RasplabError, match="a cycle: x -> y -> x"):
         topological([Op("x", "not", ("y",)), Op("y", "not", ("x",))])
     with pytest.raises(RasplabError, match="alphabet"):
-        Program("t", ("a", "<bos>"), (q,))
+        CraspProgram("t", ("a", "<bos>"), (q,))
 
 
 def test_the_class_is_computed_from_the_operations():
@@ -110,7 +110,7 @@ def test_the_output_is_the_last_boolean_unless_the_readout_uses_it():
     used = program("t", acc, "ab", readout=next_set({"a": acc & Q("b"), "<eos>": acc}))
     assert used.output_name == "acc" and used.ops[-1].name != "acc" and used.output == "acc"
     with pytest.raises(RasplabError, match="the output 'nope' is not an operation"):
-        Program("t", ("a", "b"), used.ops, output_name="nope")
+        CraspProgram("t", ("a", "b"), used.ops, output_name="nope")
 
 
 def test_json_round_trip_keeps_the_program():

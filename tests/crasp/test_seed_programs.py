@@ -12,7 +12,7 @@ import numpy as np
 
 from rasplab.crasp import run
 from rasplab.crasp.check import check_program
-from rasplab.crasp.ir import Op, Periodic, Program
+from rasplab.crasp.ir import CraspProgram, Op, Periodic
 from rasplab.tasks import get_task
 
 
@@ -25,7 +25,7 @@ def _exists(name: str, arg: str) -> list[Op]:
 def test_c23_aa_star_agrees_with_the_task_labels():
     # C.2.3: a periodic function tests the parity of the position; the last operation "is
     # true if the string is of even length and contains only a's"
-    p = Program(
+    p = CraspProgram(
         "c23_aa_star",
         ("a",),
         (
@@ -55,7 +55,7 @@ def test_c15_piecewise_testable_tomita7_agrees_with_the_task_labels():
         ops += _exists(f"L_{k}", f"P_{k}")
         prev = f"L_{k}"
     ops.append(Op("A", "not", ("L_4",)))
-    p = Program("c15_tomita7", ("0", "1"), tuple(ops))
+    p = CraspProgram("c15_tomita7", ("0", "1"), tuple(ops))
     assert p.crasp_class == "C-RASP[]"
     result = check_program(p, "tomita7", lengths="1-200", samples=300, seed=0)
     assert result.total >= 300 and result.ok, result.first_disagreement
@@ -63,7 +63,7 @@ def test_c15_piecewise_testable_tomita7_agrees_with_the_task_labels():
 
 def test_c12_dyck1_agrees_with_the_rasp_dyck1_labels_at_every_prefix():
     # C.1.2: no prefix has more closing than opening brackets, and as many of each in all
-    p = Program(
+    p = CraspProgram(
         "c12_dyck1",
         ("(", ")"),
         (

@@ -33,15 +33,19 @@ from rasplab.crasp.build import (
 from rasplab.crasp.interpreter import CraspRun, run, run_ids
 from rasplab.crasp.ir import (
     CLASSES,
+    CraspProgram,
     Op,
     Periodic,
-    Program,
     Readout,
     Relation,
     program_from_json,
 )
 from rasplab.crasp.reference import reference_accepts, reference_run
 from rasplab.crasp.trace import CraspTrace
+from rasplab.deprecation import old_names
+
+__getattr__ = old_names(__name__, {"Program": "rasplab.crasp.ir:CraspProgram"})
+"""``Program``, the old name of :class:`CraspProgram`, still importable (deprecated)."""
 
 __all__ = [
     "BOS_SYMBOL",
@@ -52,7 +56,7 @@ __all__ = [
     "CraspTrace",
     "Op",
     "Periodic",
-    "Program",
+    "CraspProgram",
     "Q",
     "Readout",
     "Relation",

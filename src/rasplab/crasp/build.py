@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from rasplab.crasp.ir import Op, Periodic, Program, Readout, Relation, require_local
+from rasplab.crasp.ir import CraspProgram, Op, Periodic, Readout, Relation, require_local
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
 
@@ -267,8 +267,8 @@ def program(
     alphabet: Iterable[str],
     readout: _Readout | None = None,
     description: str = "",
-) -> Program:
-    """The validated :class:`~rasplab.crasp.ir.Program` computing ``output`` (its acceptance)
+) -> CraspProgram:
+    """The validated :class:`~rasplab.crasp.ir.CraspProgram` computing ``output`` (its acceptance)
     and, optionally, a per-position readout.
 
     ``output`` is placed as late as its users allow: it is the last Boolean operation (as in
@@ -286,7 +286,7 @@ def program(
     if readout is not None:
         symbols = tuple(readout.table)
         ro = Readout(readout.kind, symbols, tuple(names[id(readout.table[s])] for s in symbols))
-    return Program(
+    return CraspProgram(
         name, alphabet, ops, ro, description, None if out_name == last_bool else out_name
     )
 

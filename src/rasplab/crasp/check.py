@@ -31,7 +31,7 @@ import numpy as np
 
 from rasplab.bins import Bin
 from rasplab.crasp.interpreter import CraspRun, encode, run_ids
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.errors import RasplabError
 from rasplab.seeding import generator
 from rasplab.tasks.base import BOS, EOS, Task, get_task
@@ -78,7 +78,7 @@ class _Case:
 
 
 def check_program(
-    program: Program,
+    program: CraspProgram,
     task: str | Task,
     lengths: str | Bin = "1-500",
     samples: int = 1000,
@@ -121,7 +121,7 @@ def _first_difference(expected: list | None, got: list, what: str) -> dict | Non
     return None
 
 
-def _mode(program: Program, task: Task) -> str:
+def _mode(program: CraspProgram, task: Task) -> str:
     """``"set"``, ``"membership"`` or ``"token"``: what is compared with the targets."""
     ro = None if program.readout is None else program.readout.kind
     if task.target_kind == "next_set":
@@ -144,7 +144,7 @@ def _mode(program: Program, task: Task) -> str:
     )
 
 
-def _from_example(program: Program, task: Task, example, mode: str) -> _Case:
+def _from_example(program: CraspProgram, task: Task, example, mode: str) -> _Case:
     """The program's input and the expected values of one task example."""
     tokens, targets = list(example.tokens), list(example.targets)
     if not tokens or tokens[0] != BOS:
@@ -207,7 +207,7 @@ def _run_automaton(automaton, strings: list[list[str]]) -> np.ndarray:
     return states
 
 
-def _evaluate(program: Program, strings: Sequence[tuple[str, ...]]) -> list[tuple[list, list]]:
+def _evaluate(program: CraspProgram, strings: Sequence[tuple[str, ...]]) -> list[tuple[list, list]]:
     """Per string, ``(readout per position, output per position)``, computed in chunks."""
     order = sorted(range(len(strings)), key=lambda b: len(strings[b]))
     results: list = [None] * len(strings)
@@ -229,7 +229,7 @@ def _evaluate(program: Program, strings: Sequence[tuple[str, ...]]) -> list[tupl
     return results
 
 
-def _peak_live(program: Program) -> int:
+def _peak_live(program: CraspProgram) -> int:
     """The most operation values alive at once when running with ``keep=()``."""
     last = {a: k for k, op in enumerate(program.ops) for a in op.args}
     kept = {program.output} | set(program.readout.ops if program.readout else ())

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rasplab.crasp.ir import Op, Program
+from rasplab.crasp.ir import CraspProgram, Op
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
 
@@ -49,7 +49,7 @@ def split_input(text: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def encode(
-    program: Program, inputs: Iterable[str | Sequence[str]]
+    program: CraspProgram, inputs: Iterable[str | Sequence[str]]
 ) -> tuple[list[tuple[str, ...]], np.ndarray, np.ndarray]:
     """``(symbols per input with <bos> first, ids [B, T], positions per input)``; a symbol
     outside the program's alphabet is an error naming the input and the symbol."""
@@ -120,7 +120,7 @@ def evaluate(op: Op, values: dict[str, np.ndarray], ids: np.ndarray, symbol_id: 
 class CraspRun:
     """The values of one batch: ``values[name]`` is ``[B, T]`` (kept operations only)."""
 
-    program: Program
+    program: CraspProgram
     symbols: list[tuple[str, ...]]
     ids: np.ndarray
     lengths: np.ndarray
@@ -159,7 +159,7 @@ class CraspRun:
         return CraspTrace(self.program, list(self.symbols[b]), rows, outputs)
 
 
-def _decode_readout(program: Program, values: dict[str, np.ndarray]) -> np.ndarray:
+def _decode_readout(program: CraspProgram, values: dict[str, np.ndarray]) -> np.ndarray:
     """``[B, T]`` object array of readout values (set: sorted symbol tuples; token: the one
     symbol whose operation holds, else ``None``), decoded once for the whole batch."""
     ro = program.readout
@@ -186,7 +186,7 @@ def _decode_readout(program: Program, values: dict[str, np.ndarray]) -> np.ndarr
 
 
 def run(
-    program: Program,
+    program: CraspProgram,
     inputs: Iterable[str | Sequence[str]],
     keep: str | Iterable[str] = "all",
 ) -> CraspRun:
@@ -201,7 +201,7 @@ def run(
 
 
 def run_ids(
-    program: Program, ids: np.ndarray, keep: str | Iterable[str] = "all"
+    program: CraspProgram, ids: np.ndarray, keep: str | Iterable[str] = "all"
 ) -> dict[str, np.ndarray]:
     """The values of every (kept) operation on an already encoded ``[B, T]`` id array
     (``0`` = ``<bos>``, ``k`` = the k-th alphabet symbol, ``-1`` = padding)."""

@@ -74,7 +74,7 @@ importable from here).
 >>> ops = [Op("Q_a", "initial", symbol="a"), Op("C_a", "count", ("Q_a",)),
 ...        Op("Q_b", "initial", symbol="b"), Op("C_b", "count", ("Q_b",)),
 ...        Op("M", "compare", ("C_b", "C_a"), comparison="<=")]
->>> p = Program("majority", ("a", "b"), tuple(ops))
+>>> p = CraspProgram("majority", ("a", "b"), tuple(ops))
 >>> p.output, p.crasp_class, p.depth
 ('M', 'C-RASP[]', 1)
 >>> print(p.listing())
@@ -93,10 +93,23 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rasplab.crasp.positional import Periodic, Relation, require_local
+from rasplab.deprecation import old_names
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
 
-__all__ = ["CLASSES", "COMPARISONS", "KINDS", "Op", "Periodic", "Program", "Readout", "Relation"]
+__all__ = [
+    "CLASSES",
+    "COMPARISONS",
+    "KINDS",
+    "CraspProgram",
+    "Op",
+    "Periodic",
+    "Readout",
+    "Relation",
+]
+
+__getattr__ = old_names(__name__, {"Program": "rasplab.crasp.ir:CraspProgram"})
+"""``Program``, the old name of :class:`CraspProgram`, still importable (deprecated)."""
 
 BOOL_KINDS = (
     "initial",
@@ -237,7 +250,7 @@ class Readout:
 
 
 @dataclass(frozen=True)
-class Program:
+class CraspProgram:
     """A validated C-RASP program: ``ops`` in topological order over ``alphabet``.
 
     ``alphabet`` holds the input symbols (``<bos>`` is implicit); ``readout`` is optional.
@@ -355,7 +368,7 @@ class Program:
     def within(self, crasp_class: str) -> bool:
         """Whether this program belongs to ``crasp_class`` (one of :data:`CLASSES`).
 
-        >>> Program("t", ("a",), (Op("T", "bool_const", value=True),)).within("C-RASP[local]")
+        >>> CraspProgram("t", ("a",), (Op("T", "bool_const", value=True),)).within("C-RASP[local]")
         True
         """
         if crasp_class not in CLASSES:
@@ -400,7 +413,7 @@ class Program:
         return program_to_json(self)
 
 
-def program_from_json(data: dict) -> Program:
+def program_from_json(data: dict) -> CraspProgram:
     """A :class:`Program` from :meth:`Program.to_json` data (see
     :func:`rasplab.crasp.serialize.program_from_json`)."""
     from rasplab.crasp import serialize

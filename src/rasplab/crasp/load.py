@@ -1,7 +1,7 @@
 """Finding a C-RASP program by name: a library program, ``FILE.py:NAME`` or ``FILE.json``.
 
 ``FILE.py:NAME`` imports the Python file (it is the user's own code, run as given) and takes
-its attribute ``NAME``: a :class:`~rasplab.crasp.ir.Program`, or a function of no arguments
+its attribute ``NAME``: a :class:`~rasplab.crasp.ir.CraspProgram`, or a function of no arguments
 returning one. ``FILE.json`` holds :meth:`Program.to_json` data. Anything else is a library
 name. Every failure is one :class:`RasplabError` naming the file and what is wrong.
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rasplab.crasp.ir import Program, program_from_json
+from rasplab.crasp.ir import CraspProgram, program_from_json
 from rasplab.errors import RasplabError
 from rasplab.usercode import import_file
 
 
-def load_program(spec: str) -> Program:
+def load_program(spec: str) -> CraspProgram:
     """The program named by ``spec`` (see the module docstring)."""
     if ".py:" in spec or spec.endswith(".py"):
         path, _, attr = spec.rpartition(":") if ".py:" in spec else (spec, "", "")
@@ -36,12 +36,12 @@ def load_program(spec: str) -> Program:
     return library.program(spec)
 
 
-def _from_python(path: Path, attr: str) -> Program:
+def _from_python(path: Path, attr: str) -> CraspProgram:
     """Import ``path`` as a fresh module and take its program ``attr``."""
     module = import_file(path, f"{path}:{attr}")
     try:
         obj = getattr(module, attr, None)
-        if callable(obj) and not isinstance(obj, Program):
+        if callable(obj) and not isinstance(obj, CraspProgram):
             obj = obj()
     except RasplabError as err:
         raise RasplabError(f"{path}:{attr}: {err}") from err
@@ -49,7 +49,7 @@ def _from_python(path: Path, attr: str) -> Program:
         raise RasplabError(f"{path}:{attr}: {type(err).__name__}: {err}") from err
     if obj is None:
         raise RasplabError(f"{path} defines no {attr!r}")
-    if not isinstance(obj, Program):
+    if not isinstance(obj, CraspProgram):
         raise RasplabError(
             f"{path}:{attr} is {type(obj).__name__}, not a C-RASP Program (build one with "
             "rasplab.crasp.program, or a function of no arguments returning one)"
@@ -57,7 +57,7 @@ def _from_python(path: Path, attr: str) -> Program:
     return obj
 
 
-def _from_json(path: Path) -> Program:
+def _from_json(path: Path) -> CraspProgram:
     """A program from :meth:`Program.to_json` data."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

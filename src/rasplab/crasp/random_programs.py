@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rasplab.crasp.ir import COMPARISONS, Op, Periodic, Program, Relation
+from rasplab.crasp.ir import COMPARISONS, CraspProgram, Op, Periodic, Relation
 from rasplab.errors import RasplabError
 
 
@@ -33,7 +33,7 @@ def random_program(
     periodic: bool = True,
     local: bool = True,
     max_constant: int = 3,
-) -> Program:
+) -> CraspProgram:
     """A random valid program of ``size`` operations (see the module docstring)."""
     if size < 2:
         raise RasplabError(f"a random program needs size >= 2, got {size}")
@@ -87,7 +87,7 @@ def random_program(
             op = Op(name, kind, value=const())
         ops.append(op)
         (bools if op.sort == "bool" else counts).append(name)
-    return Program("random", tuple(alphabet), tuple(ops))
+    return CraspProgram("random", tuple(alphabet), tuple(ops))
 
 
 def random_strings(

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.tasks.base import BOS
 
 
-def reference_run(program: Program, symbols: Sequence[str]) -> dict[str, list]:
+def reference_run(program: CraspProgram, symbols: Sequence[str]) -> dict[str, list]:
     """Every operation's value at positions ``0..n`` of ``<bos> symbols``."""
     word = [BOS, *symbols]
     val: dict[str, list] = {op.name: [] for op in program.ops}
@@ -67,6 +67,6 @@ def _value(op, val: dict[str, list], word: list[str], i: int):
     return x[0] - x[1]
 
 
-def reference_accepts(program: Program, symbols: Sequence[str]) -> bool:
+def reference_accepts(program: CraspProgram, symbols: Sequence[str]) -> bool:
     """Acceptance: the last Boolean operation at the last position."""
     return bool(reference_run(program, symbols)[program.output][-1])

@@ -17,12 +17,12 @@ The JSON form of a program is an object with ``name``, ``alphabet`` (list of sym
 
 from __future__ import annotations
 
-from rasplab.crasp.ir import Op, Program, Readout
+from rasplab.crasp.ir import CraspProgram, Op, Readout
 from rasplab.crasp.positional import Periodic, Relation
 from rasplab.errors import RasplabError
 
 
-def program_to_json(program: Program) -> dict:
+def program_to_json(program: CraspProgram) -> dict:
     """Plain JSON data for ``program``."""
     ops = []
     for op in program.ops:
@@ -55,7 +55,7 @@ def program_to_json(program: Program) -> dict:
     return out
 
 
-def program_from_json(data: dict) -> Program:
+def program_from_json(data: dict) -> CraspProgram:
     """A :class:`Program` from :func:`program_to_json` data; operations may come in any order
     (they are put in topological order; a cycle is an error naming it)."""
     try:
@@ -66,7 +66,7 @@ def program_from_json(data: dict) -> Program:
         raise RasplabError(f"malformed C-RASP program JSON ({type(err).__name__}: {err})") from err
 
 
-def _from_json(data: dict) -> Program:
+def _from_json(data: dict) -> CraspProgram:
     """:func:`program_from_json` without the error translation."""
     if not isinstance(data, dict) or not isinstance(data.get("ops"), list):
         raise RasplabError("a C-RASP program in JSON is an object with 'name', 'alphabet', 'ops'")
@@ -95,7 +95,7 @@ def _from_json(data: dict) -> Program:
     readout = data.get("readout")
     if readout is not None:
         readout = Readout(readout["kind"], tuple(readout["symbols"]), tuple(readout["ops"]))
-    return Program(
+    return CraspProgram(
         str(data.get("name", "program")),
         tuple(data.get("alphabet", ())),
         topological(ops),

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 
 
 @dataclass
 class CraspTrace:
     """One string's run: ``rows[name]`` is the operation's value per position."""
 
-    program: Program
+    program: CraspProgram
     symbols: list[str]
     rows: dict[str, list]
     outputs: list | None = None

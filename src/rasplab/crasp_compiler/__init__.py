@@ -1,7 +1,7 @@
 """C-RASP programs compiled to exact causal softmax transformers (the C-RASP compiler stage).
 
 The language (:mod:`rasplab.crasp`) knows no weights; this stage turns a validated
-:class:`~rasplab.crasp.ir.Program` into a :class:`~rasplab.crasp_compiler.model.CraspTransformer`
+:class:`~rasplab.crasp.ir.CraspProgram` into a :class:`~rasplab.crasp_compiler.model.CraspTransformer`
 (:func:`compile_program`: plan, precision budget, weights), saves and loads it
 (:mod:`rasplab.crasp_compiler.export`) and checks it against the interpreter
 (:mod:`rasplab.crasp_compiler.verify`).

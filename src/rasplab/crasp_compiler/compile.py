@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.crasp_compiler.plan import build_plan
 from rasplab.crasp_compiler.precision import DEFAULT_MAX_LENGTH
@@ -28,7 +28,7 @@ DTYPES = ("float32", "float64")
 
 
 def compile_program(
-    program: Program, max_length: int = DEFAULT_MAX_LENGTH, dtype: str | None = None
+    program: CraspProgram, max_length: int = DEFAULT_MAX_LENGTH, dtype: str | None = None
 ) -> CraspTransformer:
     """The transformer computing every operation of ``program`` exactly on every input of at
     most ``max_length`` symbols; ``dtype`` overrides the derived one (an override the bounds do

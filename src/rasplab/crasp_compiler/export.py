@@ -28,7 +28,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import save_file
 
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.errors import RasplabError
 from rasplab.files import publish, read_model_dir
@@ -75,7 +75,7 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     return out
 
 
-def load_compiled(directory: str | Path, program: Program | None = None) -> CraspTransformer:
+def load_compiled(directory: str | Path, program: CraspProgram | None = None) -> CraspTransformer:
     """Load a model saved by :func:`save_compiled` (compiled from ``program``, if given)."""
     where = str(directory)
     spec, flat = read_model_dir(directory, SPEC, WEIGHTS)

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rasplab.crasp.interpreter import run_ids
-from rasplab.crasp.ir import Op, Program
+from rasplab.crasp.ir import CraspProgram, Op
 from rasplab.crasp_compiler import precision as prec
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
@@ -152,7 +152,7 @@ def step_thresholds(comparison: str) -> tuple[list[tuple[int, float]], bool]:
 class _Builder:
     """Builds a :class:`Plan` operation by operation (program order is topological)."""
 
-    def __init__(self, program: Program, max_length: int):
+    def __init__(self, program: CraspProgram, max_length: int):
         self.p, self.n = program, max_length
         self.alpha = 2.0 * (max_length + 1)
         self.coords: list[str] = []
@@ -405,7 +405,7 @@ class _Builder:
         return {c: 1.0}, 2 * index
 
 
-def build_plan(program: Program, max_length: int) -> Plan:
+def build_plan(program: CraspProgram, max_length: int) -> Plan:
     """The :class:`Plan` of ``program`` for inputs of at most ``max_length`` symbols."""
     if not isinstance(max_length, int) or max_length < 1:
         raise RasplabError(f"the maximum length must be a positive integer, got {max_length!r}")

@@ -24,7 +24,7 @@ import torch
 
 from rasplab.bins import Bin
 from rasplab.crasp.interpreter import run_ids
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.compile import DEFAULT_MAX_LENGTH, check_max_length, compile_program
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.errors import RasplabError
@@ -121,7 +121,7 @@ def _batches(arrays: list[np.ndarray], width: int, ops: int):
 
 
 def verify(
-    program: Program,
+    program: CraspProgram,
     max_length: int = DEFAULT_MAX_LENGTH,
     exhaustive_up_to: int | None = None,
     lengths: str | None = None,

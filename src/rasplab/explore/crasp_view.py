@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from rasplab.crasp.interpreter import run
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 
 
 def _cell(value) -> str:
@@ -22,7 +22,7 @@ def _cell(value) -> str:
     return str(value)
 
 
-def crasp_view(program: Program, text: str) -> dict:
+def crasp_view(program: CraspProgram, text: str) -> dict:
     """Page data: symbols, and per operation its definition and values per position."""
     result = run(program, [text])
     trace = result.trace(0)

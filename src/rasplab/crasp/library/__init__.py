@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp.library import algorithmic as alg
 from rasplab.crasp.library import chomsky
 from rasplab.crasp.library import languages as lang
@@ -35,12 +35,12 @@ class LibraryEntry:
     it (``source``) and the class they name for its task (``seed_class``)."""
 
     name: str
-    build: Callable[[], Program]
+    build: Callable[[], CraspProgram]
     task: str | None
     source: str
     seed_class: str
 
-    def program(self) -> Program:
+    def program(self) -> CraspProgram:
         """The program (built once, then cached)."""
         if self.name not in _CACHE:
             _CACHE[self.name] = self.build()
@@ -57,7 +57,7 @@ class LibraryEntry:
         return self.program().description
 
 
-_CACHE: dict[str, Program] = {}
+_CACHE: dict[str, CraspProgram] = {}
 _ENTRIES = [
     LibraryEntry("tomita1", lang.tomita1, "tomita1", "Huang et al. Table 2 #1, App. E.1.2", PLAIN),
     LibraryEntry("tomita2", lang.tomita2, "tomita2", "Huang et al. Table 2 #2, App. E.1.2", PLAIN),
@@ -159,7 +159,7 @@ def get(name: str) -> LibraryEntry:
     return _BY_NAME[name]
 
 
-def program(name: str) -> Program:
+def program(name: str) -> CraspProgram:
     """The program called ``name``."""
     return get(name).program()
 

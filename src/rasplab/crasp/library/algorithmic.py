@@ -32,7 +32,7 @@ from rasplab.crasp.build import (
     periodic,
     program,
 )
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 
 SEP, EOS = "<sep>", "<eos>"
 VOCAB_150 = tuple(str(k) for k in range(150))
@@ -45,7 +45,7 @@ def _input_part() -> tuple[Bool, Bool]:
     return (seps == 0).named("in_input"), (seps >= 1).named("answering")
 
 
-def binary_majority() -> Program:
+def binary_majority() -> CraspProgram:
     """Binary majority, C-RASP[]: at <sep>, predict the bit with the larger count; then <eos>.
 
     >>> from rasplab.crasp.interpreter import run
@@ -67,7 +67,7 @@ def binary_majority() -> Program:
     )
 
 
-def binary_majority_interleave(streams: int = 3) -> Program:
+def binary_majority_interleave(streams: int = 3) -> CraspProgram:
     """Binary majority interleave, C-RASP[periodic]: stream s occupies the positions
     i = s+1 (mod streams); its majority is answered at the position s after <sep>, which has
     the same residue (the input length is a multiple of ``streams``). So at an answer
@@ -102,7 +102,7 @@ def binary_majority_interleave(streams: int = 3) -> Program:
     )
 
 
-def majority(letters: Sequence[str] = LETTERS) -> Program:
+def majority(letters: Sequence[str] = LETTERS) -> CraspProgram:
     """Majority over many letters, C-RASP[] ("similar to binary majority"): at <sep>, predict
     the letter whose count exceeds every other count; then <eos>.
 
@@ -125,7 +125,7 @@ def majority(letters: Sequence[str] = LETTERS) -> Program:
     )
 
 
-def sort(tokens: Sequence[str] = VOCAB_150) -> Program:
+def sort(tokens: Sequence[str] = VOCAB_150) -> CraspProgram:
     """Sort distinct tokens, C-RASP[] (seed E.2.2 after Zhou et al.): predict the smallest
     input token larger than the current one. ``tokens`` lists the vocabulary in order.
 
@@ -163,7 +163,7 @@ def sort(tokens: Sequence[str] = VOCAB_150) -> Program:
     )
 
 
-def copy_unique(tokens: Sequence[str] = VOCAB_150) -> Program:
+def copy_unique(tokens: Sequence[str] = VOCAB_150) -> CraspProgram:
     """Copy distinct tokens, C-RASP[local]: the induction head of Appendix C.2.2, with the
     bigram table stored in binary.
 
@@ -221,7 +221,7 @@ def copy_unique(tokens: Sequence[str] = VOCAB_150) -> Program:
     )
 
 
-def induction_head(alphabet: Sequence[str] = ("a", "b", "c")) -> Program:
+def induction_head(alphabet: Sequence[str] = ("a", "b", "c")) -> CraspProgram:
     """The induction head of Appendix C.2.2 (all possible next symbols), C-RASP[local],
     literally: ``B_{s,t}(i) = #[j <= i] (Q_t(j) and after_s(j)) >= 1`` (bigram s t seen so far)
     and ``next_t(i) = OR_s (Q_s(i) and B_{s,t}(i))``: t may follow the current symbol iff it

@@ -16,13 +16,13 @@ symbol is found as the position where the count of input symbols is 1.
 from __future__ import annotations
 
 from rasplab.crasp.build import Q, all_of, any_of, count, exists, next_token, offset, program
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 
 SEP, EOS = "<sep>", "<eos>"
 BUCKETS = ("a", "b", "c", "d", "e")
 
 
-def bucket_sort(symbols: tuple[str, ...] = BUCKETS) -> Program:
+def bucket_sort(symbols: tuple[str, ...] = BUCKETS) -> CraspProgram:
     """Bucket sort, C-RASP[]: with ``I_x`` the count of x in the input and ``O_x`` its count in
     the answer so far, the next token is the first x (in order) with ``O_x < I_x``, every
     earlier y having ``O_y = I_y``; ``<eos>`` once every count is matched.
@@ -50,7 +50,7 @@ def bucket_sort(symbols: tuple[str, ...] = BUCKETS) -> Program:
     )
 
 
-def even_pairs() -> Program:
+def even_pairs() -> CraspProgram:
     """Even pairs, C-RASP[local]: the number of ``ab`` and ``ba`` pairs is even iff the first
     and the last input symbols are equal. The first is where the count of input symbols is 1
     (no ``<bos>`` needed); the last is read at ``<sep>`` through the local relation j = i - 1.

@@ -32,14 +32,14 @@ from rasplab.crasp.build import (
     periodic,
     program,
 )
-from rasplab.crasp.ir import Program
+from rasplab.crasp.ir import CraspProgram
 
 EOS = "<eos>"
 
 
 def _language(
     name: str, alphabet: str, accept: Bool, nexts: Mapping[str, Bool], description: str
-) -> Program:
+) -> CraspProgram:
     """A language program: ``accept`` last (named ``accept`` unless it has a name), readout
     ``next_<symbol>`` (likewise) and ``<eos>`` = accept."""
     table = {s: p if p.name else p.named(f"next_{s}") for s, p in nexts.items()}
@@ -52,7 +52,7 @@ def _never_count(p: Bool, name: str) -> Bool:
     return (count(p, name=f"n_{name}") == 0).named(name)
 
 
-def tomita1() -> Program:
+def tomita1() -> CraspProgram:
     """Tomita 1 = 1*, C-RASP[]: flag a violation when a symbol other than 1 has occurred.
 
     ``live(i) := #[j <= i] Q_0(j) = 0``; accept = live; after a live prefix, 1 and <eos> are
@@ -66,7 +66,7 @@ def tomita1() -> Program:
     return _language("tomita1", "01", live, {"0": constant(False), "1": live}, "1* (Tomita 1)")
 
 
-def tomita2() -> Program:
+def tomita2() -> CraspProgram:
     """Tomita 2 = (10)*, C-RASP[]: at each position either the symbol is 0 and the counts
     of ones and zeros are balanced, or it is 1 and there is one more 1 than 0s (seed E.1.2).
 
@@ -87,7 +87,7 @@ def tomita2() -> Program:
     )
 
 
-def tomita4() -> Program:
+def tomita4() -> CraspProgram:
     """Tomita 4 = no substring 000, C-RASP[local]: a violation is a position holding 0 whose
     preceding position holds 0 and the one before that too (local relations j = i-1, i-2).
 
@@ -109,7 +109,7 @@ def tomita4() -> Program:
     )
 
 
-def tomita7() -> Program:
+def tomita7() -> CraspProgram:
     """Tomita 7 = 0*1*0*1*, C-RASP[]: it is the strings without subsequence 1010, a piecewise
     testable language (Appendix C.1.5): chain "a 1", "a 0 after a 1", "a 1 after that", "a 0
     after that" with existential counts (a symbol differs from its predecessor in the chain,
@@ -133,7 +133,7 @@ def tomita7() -> Program:
     )
 
 
-def tomita7_bigrams() -> Program:
+def tomita7_bigrams() -> CraspProgram:
     """Tomita 7 by bigram counts, C-RASP[local] (the seed's second construction): a string is
     in 0*1*0*1* iff the bigram 10 occurs at most once (two 10s spell the subsequence 1010).
 
@@ -153,7 +153,7 @@ def tomita7_bigrams() -> Program:
     )
 
 
-def dyck(depth: int) -> Program:
+def dyck(depth: int) -> CraspProgram:
     """D_depth (Dyck-1 over a = open, b = close, nesting depth <= depth), C-RASP[] ("similar
     to Tomita 2"): the depth after i symbols is #a - #b; a violation is a prefix whose depth
     leaves 0..depth; accept = no violation and depth 0.
@@ -173,7 +173,7 @@ def dyck(depth: int) -> Program:
     )
 
 
-def aa_bb_cc_dd_ee() -> Program:
+def aa_bb_cc_dd_ee() -> CraspProgram:
     """aa*bb*cc*dd*ee*, C-RASP[]: every letter is present, and every letter is preceded only
     by itself or earlier letters (seed E.1.2).
 
@@ -205,7 +205,7 @@ def aa_bb_cc_dd_ee() -> Program:
     )
 
 
-def ab_d_bc() -> Program:
+def ab_d_bc() -> CraspProgram:
     """{a,b}* d {b,c}*, C-RASP[]: there is a single d; a only before it, c only after it.
 
     >>> from rasplab.crasp.interpreter import run
@@ -225,7 +225,7 @@ def ab_d_bc() -> Program:
     )
 
 
-def a_power_star(k: int) -> Program:
+def a_power_star(k: int) -> CraspProgram:
     """(a^k)* over {a}, C-RASP[periodic] (Appendix C.2.3 for k = 2): the length read so far is
     the position i, so accept iff i mod k = 0.
 
@@ -238,7 +238,7 @@ def a_power_star(k: int) -> Program:
     return _language(name, "a", accept, {"a": constant(True)}, f"({'a' * k})*")
 
 
-def abab_star() -> Program:
+def abab_star() -> CraspProgram:
     """(abab)*, C-RASP[periodic] ("analogous to (aa)*"): a at odd positions, b at even ones,
     and the length a multiple of 4.
 
@@ -258,7 +258,7 @@ def abab_star() -> Program:
     )
 
 
-def majority_ab() -> Program:
+def majority_ab() -> CraspProgram:
     """MAJORITY over {a, b} (Theorem 10.1, Appendix C.1.1): at least as many a's as b's.
 
     >>> from rasplab.crasp.interpreter import run
@@ -271,7 +271,7 @@ def majority_ab() -> Program:
     )
 
 
-def dyck1() -> Program:
+def dyck1() -> CraspProgram:
     """DYCK-1 over ( and ) (Theorem 10.2, Appendix C.1.2): no prefix closes more than it
     opened, and the whole string is balanced.
 
@@ -286,7 +286,7 @@ def dyck1() -> Program:
     )
 
 
-def anbn() -> Program:
+def anbn() -> CraspProgram:
     """a^n b^n (Theorem 10.3, Appendix C.1.3): equal counts and no a after a b.
 
     >>> from rasplab.crasp.interpreter import run
