@@ -19,7 +19,7 @@ def load_target(spec: str):
     """``("program", entry or None, Program)`` or ``("crasp", None, Program)`` for ``spec``:
     an ALTA library name, a C-RASP library name, or ``FILE.py:NAME`` holding either kind (a
     library entry, a program, or a function of no arguments returning one)."""
-    from rasplab.crasp.ir import Program as CraspProgram
+    from rasplab.crasp.ir import CraspProgram
     from rasplab.lang.program import Program
     from rasplab.programs import get_program, program_names
     from rasplab.programs.base import LibraryProgram
@@ -44,6 +44,17 @@ def load_target(spec: str):
             f"unknown program {spec!r}: neither an ALTA program (`rasplab programs`) nor a "
             f"C-RASP program (`rasplab crasp programs`); or give FILE.py:NAME ({err})"
         ) from None
+
+
+def _check_input(target: str, entry, program, text: str) -> None:
+    """Refuse an input the program does not handle (beyond its length limit, or not one of the
+    valid inputs it states), as ``run`` does: its page would show a wrong answer."""
+    from rasplab.programs.loading import token_entry
+
+    if entry is not None:
+        entry.check_input(text)
+    else:
+        token_entry(program, target).encode(text)
 
 
 def explore_command(
@@ -83,6 +94,7 @@ def explore_command(
         if kind == "crasp":
             data = crasp_view(program, text)
         else:
+            _check_input(target, entry, program, text)
             data = program_view(entry, text, program=program, max_layers=max_layers)
     path = write_page(data, out)
     print(f"wrote {path}", file=sys.stderr)

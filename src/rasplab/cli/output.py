@@ -33,12 +33,16 @@ def print_sizes(report: dict, as_json: bool) -> None:
 
 def print_verify(report, as_json: bool, agreement: str) -> None:
     """Print a verification report (JSON, or a sentence ending in ``agreement``) and exit 1
-    on any disagreement."""
+    on any disagreement, or when the program was undefined on every input (nothing was
+    compared); inputs it is undefined on are one line on stderr, counted apart."""
     if as_json:
         print(json.dumps(report.to_json()))
     else:
         print(f"{report.agree} of {report.total} inputs agree {agreement}")
         if report.first_divergence is not None:
             print(f"first divergence: {json.dumps(report.first_divergence)}")
-    if not report.ok:
+    undefined = getattr(report, "undefined_line", lambda: None)()
+    if undefined is not None:
+        say(undefined)
+    if not report.ok or (undefined is not None and report.total == 0):
         raise typer.Exit(1)

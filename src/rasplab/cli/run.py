@@ -77,6 +77,35 @@ def load_model_entry(directory: str, name: str | None):
     return model, resolve_program(name or saved)
 
 
+def tokens_encoder(entry: LibraryProgram, vocab: int) -> Callable[[str], list[int]]:
+    """``--tokens``: token ids checked as the natural inputs are, against the program's limit
+    (the positions its longest natural inputs take) and its stated valid inputs."""
+    from rasplab.programs.loading import token_ids  # start-up time
+    from rasplab.programs.verify import entry_positions  # start-up time: torch
+
+    try:
+        program = entry.program()
+    except RasplabError:  # a saved model of a program from a file: only its token ids
+        program = None
+    limit = entry_positions(entry)
+    spec = program.inputs if program is not None else None
+
+    def encode(text: str) -> list[int]:
+        ids = token_ids(text, vocab)
+        if limit is not None and len(ids) > limit:
+            raise RasplabError(
+                f"program {entry.name!r} handles lengths <= {entry.max_length} "
+                f"({entry.length_unit}), which take at most {limit} tokens; these token ids "
+                f"are {len(ids)}"
+            )
+        problem = spec.problem(ids, vocab) if spec is not None else None
+        if problem is not None:
+            raise RasplabError(f"{text!r} is not a valid input of {entry.name}: {problem}")
+        return ids
+
+    return encode
+
+
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
     """The natural inputs: ``--input TEXT`` or ``--inputs FILE`` (one per line, a blank line
     being an empty input, so that output n answers line n; a byte-order mark is dropped)."""
@@ -175,7 +204,7 @@ def run_command(
 ) -> None:
     """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
     on token ids (--tokens)."""
-    from rasplab.programs.loading import resolve_program, token_ids  # start-up time
+    from rasplab.programs.loading import resolve_program  # start-up time
 
     if model_dir is not None:
         model, entry = load_model_entry(model_dir, name)
@@ -194,7 +223,7 @@ def run_command(
         if text is not None or path is not None:
             raise RasplabError("give --tokens IDS or a natural input (--input/--inputs), not both")
         vocab = model.spec["input_range"] if model_dir else entry.program().input_range
-        texts, encode = [tokens], lambda ids: token_ids(ids, vocab)
+        texts, encode = [tokens], tokens_encoder(entry, vocab)
     else:
         texts = read_inputs(text, None if path is None else Path(path))
     for record in run_inputs(entry, texts, runner, trace, encode):

@@ -64,7 +64,8 @@ class VerifyReport:
         return (
             f"the program is undefined on {self.undefined} input(s), not counted; the first: "
             f"the program is undefined on this input: {first.get('input')!r}: "
-            f"{first.get('reason')}"
+            f"{first.get('reason')} (a program states its valid inputs with "
+            "program(..., inputs=InputSpec(...)))"
         )
 
     @property
