@@ -39,6 +39,9 @@ class LibraryEntry:
     task: str | None
     source: str
     seed_class: str
+    distinct: bool = False
+    """The program is right only on inputs whose symbols before <sep> are distinct (its task
+    draws them so); ``crasp run`` refuses other inputs."""
 
     def program(self) -> CraspProgram:
         """The program (built once, then cached)."""
@@ -124,13 +127,16 @@ _ENTRIES = [
         PERIODIC_LOCAL,
     ),
     LibraryEntry("majority", alg.majority, "majority", "Huang et al. Table 3, App. E.2.2", PLAIN),
-    LibraryEntry("sort", alg.sort, "sort", "Huang et al. Table 3, App. E.2.2", PLAIN),
+    LibraryEntry(
+        "sort", alg.sort, "sort", "Huang et al. Table 3, App. E.2.2", PLAIN, distinct=True
+    ),
     LibraryEntry(
         "copy_unique",
         alg.copy_unique,
         "copy_unique",
         "Huang et al. Table 3, App. E.2.2, C.2.2",
         PERIODIC_LOCAL,
+        distinct=True,
     ),
     LibraryEntry(
         "majority_ab", lang.majority_ab, None, "Huang et al. Theorem 10 (1), App. C.1.1", PLAIN
