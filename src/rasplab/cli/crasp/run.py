@@ -18,16 +18,43 @@ from rasplab.errors import RasplabError
 
 def read_lines(text: str | None, path: str | None) -> list[str]:
     """``--input TEXT`` or every line of ``--inputs FILE`` (an empty line is the empty
-    string; a trailing newline ends the last line and adds none)."""
+    string; a trailing newline ends the last line and adds none; a byte-order mark is
+    dropped, and a file with no line at all is refused, as ``rasplab run`` does)."""
     if (text is None) == (path is None):
         raise RasplabError("give exactly one of --input TEXT and --inputs FILE")
     if text is not None:
         return [text]
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise RasplabError(f"cannot read inputs file {path!r}: {reason}") from err
+    if not lines:
+        raise RasplabError(
+            f"inputs file {path!r} holds no inputs (one input per line; an empty line is the "
+            "empty string)"
+        )
+    return lines
+
+
+def check_distinct(name: str, lines: list[str]) -> None:
+    """Refuse an input with a repeated symbol before ``<sep>`` for a library program that is
+    right only on distinct symbols (its answer would be wrong, not an error)."""
+    from rasplab.crasp import library
+
+    if name not in library.names() or not library.get(name).distinct:
+        return
+    for n, line in enumerate(lines, start=1):
+        symbols = line.split()
+        part = symbols[: symbols.index("<sep>")] if "<sep>" in symbols else symbols
+        seen: set[str] = set()
+        for s in part:
+            if s in seen:
+                where = f"input {n} " if len(lines) > 1 else "the input "
+                raise RasplabError(
+                    f"{name} needs distinct symbols before <sep>; {where}repeats {s!r}"
+                )
+            seen.add(s)
 
 
 def run_records(program, lines: list[str], trace: bool = False) -> list[dict]:
@@ -95,8 +122,10 @@ def run_command(
     ),
 ) -> None:
     """Run a C-RASP program on input strings (symbols separated by spaces, no <bos>/<eos>)."""
-    from rasplab.crasp.load import load_program
+    from rasplab.crasp.load import load_crasp_program
 
-    program = load_program(name)
-    for rec in run_records(program, read_lines(text, path), trace):
+    program = load_crasp_program(name)
+    lines = read_lines(text, path)
+    check_distinct(name, lines)
+    for rec in run_records(program, lines, trace):
         _print_record(rec, as_json)
