@@ -122,7 +122,7 @@ def test_bins_and_determinism(name):
     task = get_task(name)
     assert (task.train_bin.hi, [str(b) for b in task.test_bins]) == (
         40,
-        ["41-100", "101-200", "201-500"],
+        [str(task.train_bin), "41-100", "101-200", "201-500"],
     )
     a = task.dataset("test", "101-200", 20, seed=5)
     b = task.dataset("test", "101-200", 20, seed=5)

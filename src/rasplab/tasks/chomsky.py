@@ -4,8 +4,9 @@ context-free tasks, and the family's shared machinery (the context-sensitive tas
 
 Every task reads ``<bos> INPUT <sep> ANSWER <eos>`` like the algorithmic tasks: the answer
 tokens and the final ``<eos>`` are scored. Length is the input's length as the paper counts it
-(the number of input symbols); training covers lengths 1-40 and the test bins are 41-100,
-101-200 and 201-500 (the paper's per-length score averages over 41-500). Each task draws one
+(the number of input symbols); training covers lengths 1-40 and the test bins are 1-40
+(in-distribution), 41-100, 101-200 and 201-500 (the paper's per-length score averages over
+41-500). Each task draws one
 example with :meth:`ChomskyTask._one` from a ``numpy`` generator, so the same seed gives the
 same bytes everywhere. Where rasplab's encoding differs from the paper's code is listed in
 ``docs/tasks.md`` (Chomsky hierarchy).
@@ -22,7 +23,8 @@ from rasplab.seeding import generator  # noqa: F401 (doctests)
 from rasplab.tasks.base import BOS, SEP, SPECIALS, Example, Task, answer_example, register
 
 TRAIN_BIN = Bin(1, 40)
-TEST_BINS = (Bin(41, 100), Bin(101, 200), Bin(201, 500))
+TEST_BINS = (Bin(1, 40), Bin(41, 100), Bin(101, 200), Bin(201, 500))
+"""The training bin (in-distribution: whether a run fitted) and the paper's three test ranges."""
 SCORE_LENGTHS = Bin(41, 500)
 """The lengths the paper's score averages its per-length accuracy over."""
 LEVELS = ("regular", "dcf", "cs")
@@ -49,7 +51,7 @@ class ChomskyTask(Task):
         extra = tuple(a for a in self.answer_symbols if a not in self.symbols)
         self.vocab = SPECIALS + self.symbols + extra
         self.train_bin = Bin(max(self.min_length, TRAIN_BIN.lo), TRAIN_BIN.hi)
-        self.test_bins = TEST_BINS
+        self.test_bins = (self.train_bin, *TEST_BINS[1:])
 
     def answer_len(self, length: int) -> int:
         """The most answer tokens (without ``<eos>``) of an input of ``length``."""
