@@ -33,7 +33,7 @@ import torch  # noqa: E402
 
 from rasplab.learned import LearnConfig, build, learn  # noqa: E402
 from rasplab.learned.data import encode  # noqa: E402
-from rasplab.learned.decompile import load_program  # noqa: E402
+from rasplab.learned.decompile import load_learned_program  # noqa: E402
 from rasplab.learned.train import predict, train  # noqa: E402
 
 ORIGINAL_SECONDS_PER_SEQUENCE = 0.2  # lower end of the published 0.2-0.5 s
@@ -84,7 +84,7 @@ def program_speed(quick: bool) -> dict:
         LearnConfig(task="rasp_hist", layers=1, cat_heads=2, count_heads=2, mlps=2, epochs=4)
     )
     task = done.task
-    run = load_program(done.source)["run"]
+    run = load_learned_program(done.source)["run"]
     examples = task.dataset("test", n=300 if quick else 2000, seed=0)
     start = time.process_time()
     for ex in examples:

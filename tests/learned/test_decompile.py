@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from rasplab.learned.data import encode
-from rasplab.learned.decompile import decompile, extract, load_program, needed
+from rasplab.learned.decompile import decompile, extract, load_learned_program, needed
 from rasplab.learned.model import DiscreteTransformer, Shape
 from rasplab.learned.train import predict
 from rasplab.learned.verify import ProgramMismatch, all_inputs, compare, verify
@@ -51,7 +51,7 @@ def test_program_equals_random_model_on_every_input_up_to_length_4(
 ):
     task = get_task(name)
     model = random_model(task, layers, cat, count, mlps, seed)
-    run = load_program(decompile(model, task))["run"]
+    run = load_learned_program(decompile(model, task))["run"]
     examples = all_inputs(task, 4)
     agreement = compare(run, model, examples)
     assert agreement.first_divergence is None
@@ -61,7 +61,7 @@ def test_program_equals_random_model_on_every_input_up_to_length_4(
 def test_program_equals_model_beyond_the_width_where_positions_and_counts_saturate():
     task = get_task("rasp_hist")
     model = random_model(task, layers=2, seed=7, width=8)
-    run = load_program(decompile(model, task))["run"]
+    run = load_learned_program(decompile(model, task))["run"]
     long = [task.example(list(xs) * 3) for xs in itertools.islice(task.inputs(5), 0, 300, 7)]
     assert max(len(ex.tokens) for ex in long) > 8
     assert compare(run, model, long).first_divergence is None
@@ -70,7 +70,7 @@ def test_program_equals_model_beyond_the_width_where_positions_and_counts_satura
 def test_a_changed_table_entry_is_reported_with_the_first_input():
     task = get_task("rasp_hist")
     model = random_model(task, layers=1, cat=1, count=1, mlps=1, seed=3)
-    names = load_program(decompile(model, task))
+    names = load_learned_program(decompile(model, task))
     # give every readout cell another class: any scored position now disagrees
     for row in names["OUTPUT"].values():
         for b, old in row.items():
@@ -123,7 +123,7 @@ def test_program_is_standalone_and_rejects_unknown_tokens():
     task = get_task("rasp_sort")
     source = decompile(random_model(task, seed=2), task, ("<bos>", "b", "a", "<eos>"))
     assert "import" not in source
-    run = load_program(source)["run"]
+    run = load_learned_program(source)["run"]
     out = run(["<bos>", "b", "a", "<eos>"])
     assert out[0] is None and out[-1] is None and all(y in task.classes for y in out[1:-1])
     assert repr(out) in source  # the docstring's worked example is the program's own output

@@ -2,12 +2,12 @@
 
 ``FILE.py:NAME`` imports the Python file (it is the user's own code, run as given) and takes
 its attribute ``NAME``: a :class:`~rasplab.crasp.ir.CraspProgram`, or a function of no arguments
-returning one. ``FILE.json`` holds :meth:`Program.to_json` data. Anything else is a library
+returning one. ``FILE.json`` holds :meth:`CraspProgram.to_json` data. Anything else is a library
 name. Every failure is one :class:`RasplabError` naming the file and what is wrong.
 
->>> load_program("tomita1").name
+>>> load_crasp_program("tomita1").name
 'tomita1'
->>> load_program("nowhere.py:prog")
+>>> load_crasp_program("nowhere.py:prog")
 Traceback (most recent call last):
 rasplab.errors.RasplabError: cannot read program file 'nowhere.py': No such file or directory
 """
@@ -18,11 +18,15 @@ import json
 from pathlib import Path
 
 from rasplab.crasp.ir import CraspProgram, program_from_json
+from rasplab.deprecation import old_names
 from rasplab.errors import RasplabError
 from rasplab.usercode import import_file
 
+__getattr__ = old_names(__name__, {"load_program": "rasplab.crasp.load:load_crasp_program"})
+"""``load_program``, the old name of :func:`load_crasp_program`, still importable (deprecated)."""
 
-def load_program(spec: str) -> CraspProgram:
+
+def load_crasp_program(spec: str) -> CraspProgram:
     """The program named by ``spec`` (see the module docstring)."""
     if ".py:" in spec or spec.endswith(".py"):
         path, _, attr = spec.rpartition(":") if ".py:" in spec else (spec, "", "")

@@ -1,7 +1,7 @@
 """The explorer's data for a C-RASP program on one string: every operation's value per position.
 
->>> from rasplab.crasp.load import load_program
->>> data = crasp_view(load_program("tomita1"), "1 1 0")
+>>> from rasplab.crasp.load import load_crasp_program
+>>> data = crasp_view(load_crasp_program("tomita1"), "1 1 0")
 >>> data["summary"]["accept"], data["symbols"][0]
 (False, '<bos>')
 """

@@ -21,8 +21,19 @@ from dataclasses import dataclass
 
 import torch
 
+from rasplab.deprecation import old_names
 from rasplab.errors import RasplabError
 from rasplab.learned.model import DiscreteTransformer
+
+__getattr__ = old_names(
+    __name__,
+    {
+        "Extracted": "rasplab.learned.decompile:LearnedProgram",
+        "load_program": "rasplab.learned.decompile:load_learned_program",
+    },
+)
+"""``Extracted`` and ``load_program``, the old names of :class:`LearnedProgram` and
+:func:`load_learned_program`, still importable (deprecated)."""
 
 RUNTIME = '''
 def select(query, key, value, predicate):
@@ -71,8 +82,10 @@ class Component:
 
 
 @dataclass(frozen=True)
-class Extracted:
-    """The discretised model as data: variable names, components in stream order, readout."""
+class LearnedProgram:
+    """A learned program: the discretised model read as data (variable names, components in
+    stream order, readout); :func:`render` writes it as Python, :mod:`~rasplab.learned.to_lang`
+    as a ``rasplab.lang`` program."""
 
     vocab: tuple[str, ...]
     classes: tuple[str, ...]
@@ -91,7 +104,7 @@ def _bools(t: torch.Tensor) -> tuple:
 
 
 @torch.no_grad()
-def extract(model: DiscreteTransformer) -> Extracted:
+def extract(model: DiscreteTransformer) -> LearnedProgram:
     """Step 1: the hard choices of every component, in the order they write the stream
     (of a one-seed model: see :meth:`DiscreteTransformer.select`)."""
     if len(model.seeds) != 1:
@@ -136,10 +149,12 @@ def extract(model: DiscreteTransformer) -> Extracted:
         (int(ro.first[0, 0].argmax()), int(ro.second[0, 0].argmax())),
         table=_ints(ro.table[0, 0].argmax(-1)),
     )
-    return Extracted(shape.vocab, shape.classes, shape.width, tuple(names), tuple(comps), readout)
+    return LearnedProgram(
+        shape.vocab, shape.classes, shape.width, tuple(names), tuple(comps), readout
+    )
 
 
-def value_names(ex: Extracted) -> list[dict[int, object]]:
+def value_names(ex: LearnedProgram) -> list[dict[int, object]]:
     """Step 2: per variable, the value ids it can hold (an over-approximation) and their names."""
     tokens = {i: tok for i, tok in enumerate(ex.vocab) if tok != "<pad>"}
     numbers = {i: i for i in range(ex.width)}
@@ -155,7 +170,7 @@ def value_names(ex: Extracted) -> list[dict[int, object]]:
     return names
 
 
-def needed(ex: Extracted) -> list[Component]:
+def needed(ex: LearnedProgram) -> list[Component]:
     """Step 3: the components the readout depends on, in stream order."""
     want = set(ex.readout.reads)
     keep = []
@@ -187,7 +202,7 @@ def _table_text(comp: Component, names, out_names) -> list[str]:
 
 
 def render(
-    ex: Extracted,
+    ex: LearnedProgram,
     task_name: str,
     description: str,
     unscored: tuple[str, ...],
@@ -249,8 +264,9 @@ def render(
     return "\n".join(lines)
 
 
-def load_program(source: str) -> dict:
-    """Run generated ``source`` (never a file from elsewhere) and return its namespace."""
+def load_learned_program(source: str) -> dict:
+    """Run generated ``source`` (a rendered learned program, never a file from elsewhere) and
+    return its namespace (``run`` and its tables)."""
     namespace: dict = {}
     exec(compile(source, "<learned program>", "exec"), namespace)
     return namespace
@@ -279,5 +295,5 @@ def decompile(model: DiscreteTransformer, task, example: tuple[str, ...] | None 
     source = render(ex, task.name, task.description, unscored)
     if example is None:
         return source
-    output = load_program(source)["run"](list(example))
+    output = load_learned_program(source)["run"](list(example))
     return render(ex, task.name, task.description, unscored, (example, output))

@@ -37,7 +37,7 @@ from pathlib import Path
 from rasplab.errors import RasplabError
 from rasplab.learned.config import LearnConfig
 from rasplab.learned.data import encode
-from rasplab.learned.decompile import decompile, load_program
+from rasplab.learned.decompile import decompile, load_learned_program
 from rasplab.learned.model import DiscreteTransformer, Shape
 from rasplab.learned.to_lang import export_checked
 from rasplab.learned.train import accuracy, predict, sequence_accuracy, train
@@ -131,7 +131,7 @@ def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: di
     test_pred = predict(model, batches["test"])[0]
     example = splits["test"][0].tokens if splits["test"] else None
     source = decompile(model, task, example)
-    run = load_program(source)["run"]
+    run = load_learned_program(source)["run"]
     checks = equivalence_checks(config, task, splits["test"])
     checked = verify(run, model, checks)
     lang, listing = export_checked(model, task, checks)
@@ -214,7 +214,9 @@ def verify_run(path: str | Path) -> dict[str, int]:
     if decompile(model, task, example) != source:
         raise ProgramMismatch(f"{path}/program.py is not the program of {path}/model.safetensors")
     test = task.dataset("test", n=config.test_n, seed=config.data_seed)
-    return verify(load_program(source)["run"], model, equivalence_checks(config, task, test))
+    return verify(
+        load_learned_program(source)["run"], model, equivalence_checks(config, task, test)
+    )
 
 
 def lang_run(path: str | Path) -> tuple[dict, str]:

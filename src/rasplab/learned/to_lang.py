@@ -67,7 +67,7 @@ from rasplab.lang import (
     set_var,
     var,
 )
-from rasplab.learned.decompile import Component, Extracted, needed, value_names
+from rasplab.learned.decompile import Component, LearnedProgram, needed, value_names
 
 PHASES = 4
 """Language layers per learned layer: prepare, prefix, attend, mlp."""
@@ -109,7 +109,7 @@ def _accepted(comp: Component, occurs: list[dict]) -> dict[int, frozenset | None
 class _Builder:
     """Collects variables, heads and rules while the components are translated."""
 
-    def __init__(self, ex: Extracted, layers: int, position_range: int | None):
+    def __init__(self, ex: LearnedProgram, layers: int, position_range: int | None):
         c = ex.width
         self.ex, self.c, self.occurs = ex, c, value_names(ex)
         self.position_range = position_range
@@ -240,7 +240,7 @@ class _Builder:
         return "leftmost"
 
 
-def to_lang(ex: Extracted, position_range: int | None, name: str = "learned") -> LangExport:
+def to_lang(ex: LearnedProgram, position_range: int | None, name: str = "learned") -> LangExport:
     """The :mod:`rasplab.lang` program of an extracted model (only the components the
     readout depends on), accepting inputs of at most ``position_range`` tokens (None: any
     length). A categorical head that can copy the leftmost of several matches needs a

@@ -30,11 +30,11 @@ def check_command(
 ) -> None:
     """Check a C-RASP program against a task's own labels; exit 1 on any disagreement."""
     from rasplab.crasp.check import check_program
-    from rasplab.crasp.load import load_program
+    from rasplab.crasp.load import load_crasp_program
 
     if samples < 1 or samples > 1_000_000:
         raise RasplabError(f"--samples must be in 1..1,000,000, got {samples}")
-    result = check_program(load_program(name), task, lengths, samples, seed)
+    result = check_program(load_crasp_program(name), task, lengths, samples, seed)
     if as_json:
         print(json.dumps(result.to_json()))
     else:

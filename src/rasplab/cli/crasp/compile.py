@@ -28,11 +28,11 @@ def compile_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Compile a C-RASP program into a softmax transformer and print its sizes."""
-    from rasplab.crasp.load import load_program
+    from rasplab.crasp.load import load_crasp_program
     from rasplab.crasp_compiler.compile import compile_program, model_stats
     from rasplab.crasp_compiler.export import save_compiled
 
-    model = compile_program(load_program(name), max_length)
+    model = compile_program(load_crasp_program(name), max_length)
     report = model_stats(model)
     if out is not None:
         save_compiled(model, out)

@@ -14,7 +14,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="The program's IR as JSON."),
 ) -> None:
     """Print a program in the seed's notation (or its IR as JSON)."""
-    from rasplab.crasp.load import load_program
+    from rasplab.crasp.load import load_crasp_program
 
-    program = load_program(name)
+    program = load_crasp_program(name)
     print(json.dumps(program.to_json()) if as_json else program.listing())

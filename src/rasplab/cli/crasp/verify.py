@@ -44,11 +44,11 @@ def verify_command(
 ) -> None:
     """Check the compiled transformer against the interpreter, every operation at every
     position; exit 1 on any disagreement."""
-    from rasplab.crasp.load import load_program
+    from rasplab.crasp.load import load_crasp_program
     from rasplab.crasp_compiler.export import load_compiled
     from rasplab.crasp_compiler.verify import verify
 
-    program = load_program(name)
+    program = load_crasp_program(name)
     model = None if model_dir is None else load_compiled(model_dir, program)
     report = verify(
         program,
