@@ -170,7 +170,7 @@ def predict_it(out: Path) -> None:
             for e in ("APE", "NoPE")
         )
         print(
-            f"{r.row.task:16s} predicted: {r.row.prediction:9s} measured: {measured} "
+            f"{r.row.task:16s} predicted: {r.row.prediction:17s} measured: {measured} "
             f"-> agree: {r.agree}"
         )
     print(

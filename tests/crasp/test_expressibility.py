@@ -77,13 +77,13 @@ def test_yes_names_a_library_program_of_that_class_and_no_has_a_citation():
 
 
 def test_prediction_follows_the_classes():
-    expected = {"yes": "NoPE"}
+    expected = {"yes": "guaranteed (NoPE)"}
     for r in rows():
         want = expected.get(r.crasp.answer) or (
-            "APE only" if r.crasp_periodic_local.answer == "yes" else "neither"
+            "guaranteed (APE)" if r.crasp_periodic_local.answer == "yes" else "not guaranteed"
         )
         assert r.prediction == want
-    assert [r.task for r in rows() if r.prediction == "APE only"] == [
+    assert [r.task for r in rows() if r.prediction == "guaranteed (APE)"] == [
         "tomita4",
         "aa_star",
         "aaaa_star",

@@ -45,19 +45,21 @@ def test_verdict_table_has_a_row_per_setting():
     assert sum(line.startswith("| copy_unique | nope |") for line in rows) == 2
 
 
-# The rule, written out by hand: with APE (model.pe ape) the prediction says "generalizes"
-# unless it is "neither"; with NoPE only when it is "NoPE"; "partly" and "fails" are both
-# "does not generalize"; "not fitted" / "not run" give no verdict.
-# Verdict order: generalizes, partly, fails, not fitted, not run.
+# The rule, written out by hand: with APE (model.pe ape) length generalization is guaranteed
+# under either "guaranteed" prediction, with NoPE only under "guaranteed (NoPE)": there the
+# verdict is yes / no. Without a guarantee a failure is "consistent" and a success "no
+# prediction". "partly" and "fails" are both "does not generalize"; "not fitted" / "not run"
+# give no verdict. Verdict order: generalizes, partly, fails, not fitted, not run.
 WORDS = ("generalizes", "partly", "fails", "not fitted", "not run")
 NV = "no verdict"
+C, NP = "consistent", "no prediction"
 EXPECTED = {
-    ("NoPE", "ape"): ("yes", "no", "no", NV, NV),
-    ("NoPE", "nope"): ("yes", "no", "no", NV, NV),
-    ("APE only", "ape"): ("yes", "no", "no", NV, NV),
-    ("APE only", "nope"): ("no", "yes", "yes", NV, NV),
-    ("neither", "ape"): ("no", "yes", "yes", NV, NV),
-    ("neither", "nope"): ("no", "yes", "yes", NV, NV),
+    ("guaranteed (NoPE)", "ape"): ("yes", "no", "no", NV, NV),
+    ("guaranteed (NoPE)", "nope"): ("yes", "no", "no", NV, NV),
+    ("guaranteed (APE)", "ape"): ("yes", "no", "no", NV, NV),
+    ("guaranteed (APE)", "nope"): (NP, C, C, NV, NV),
+    ("not guaranteed", "ape"): (NP, C, C, NV, NV),
+    ("not guaranteed", "nope"): (NP, C, C, NV, NV),
 }
 
 
@@ -67,7 +69,10 @@ def test_as_predicted_for_every_prediction_encoding_and_verdict(prediction, pe):
     assert got == EXPECTED[(prediction, pe)]
 
 
-@pytest.mark.parametrize("prediction", ["NoPE", "APE only", "neither", "not known", "–"])
+@pytest.mark.parametrize(
+    "prediction",
+    ["guaranteed (NoPE)", "guaranteed (APE)", "not guaranteed", "not known", "–"],
+)
 @pytest.mark.parametrize("pe", ["rope", "alibi", "sinusoidal", None])
 def test_no_comparison_for_other_encodings(prediction, pe):
     assert {as_predicted(prediction, pe, w) for w in WORDS} == {"–"}
@@ -126,12 +131,12 @@ def test_report_puts_the_prediction_beside_each_verdict(store, tmp_path):
     build_report(store, tmp_path / "out")
     text = (tmp_path / "out" / "summary.md").read_text()
     assert _verdict_rows(text) == {
-        ("aa_star", "ape"): ("not fitted", "0/1", "APE only", "no verdict"),
+        ("aa_star", "ape"): ("not fitted", "0/1", "guaranteed (APE)", "no verdict"),
         ("rasp_sort", "nope"): ("generalizes", "1/1", "–", "–"),
-        ("tomita1", "nope"): ("partly", "1/1", "NoPE", "no"),
-        ("tomita2", "rope"): ("generalizes", "1/1", "NoPE", "–"),
-        ("tomita4", "plain"): ("partly", "2/3", "APE only", "yes"),
-        ("tomita4", "reg"): ("generalizes", "3/3", "APE only", "yes"),
+        ("tomita1", "nope"): ("partly", "1/1", "guaranteed (NoPE)", "no"),
+        ("tomita2", "rope"): ("generalizes", "1/1", "guaranteed (NoPE)", "–"),
+        ("tomita4", "plain"): ("partly", "2/3", "guaranteed (APE)", "consistent"),
+        ("tomita4", "reg"): ("generalizes", "3/3", "guaranteed (APE)", "yes"),
     }
     assert "only as a plot" in text and "A formal framework for understanding length" in text
 
@@ -142,7 +147,7 @@ def test_each_known_task_section_opens_with_its_prediction(store, tmp_path):
     build_report(store, tmp_path / "out")
     text = (tmp_path / "out" / "summary.md").read_text()
     assert (
-        "## tomita4\n\nC-RASP prediction: APE only (C-RASP[]: no (App. E.1.2); "
+        "## tomita4\n\nC-RASP prediction: guaranteed (APE) (C-RASP[]: no (App. E.1.2); "
         "C-RASP[periodic,local]: yes (tomita4)).\n\nAll seeds:" in text
     )
     assert "## rasp_sort\n\nAll seeds:" in text
@@ -151,7 +156,7 @@ def test_each_known_task_section_opens_with_its_prediction(store, tmp_path):
 def test_a_setting_without_a_recorded_encoding_is_not_compared():
     """Hand-made summaries with no ``model.pe`` (pe None): the prediction, but "–"."""
     rows = verdict_markdown([_group(5, 5, {"1-50": 1.0, "51-100": 1.0})])
-    assert rows[-2].endswith("| APE only | – |")
+    assert rows[-2].endswith("| guaranteed (APE) | – |")
 
 
 def _waiting(fitted: int, finished: int, unfinished: int) -> GroupSummary:
@@ -161,7 +166,7 @@ def _waiting(fitted: int, finished: int, unfinished: int) -> GroupSummary:
 def test_a_partly_run_setting_is_not_judged_on_its_first_seeds():
     v = verdict(_waiting(1, 1, 4))  # one seed of five done, fitted: not "fails, 1/1"
     assert v.word == "unfinished" and v.reason == "1 of 5 seeds finished, 1 fitted (needs 3)"
-    assert as_predicted("NoPE", "nope", v.word) == "no verdict"
+    assert as_predicted("guaranteed (NoPE)", "nope", v.word) == "no verdict"
 
 
 def test_a_setting_that_cannot_reach_the_bar_is_not_fitted_even_unfinished():

@@ -12,9 +12,19 @@ prediction the seed draws from them:
   (:mod:`rasplab.crasp.algebra`) for the 17 languages and PARITY; for the algorithmic tasks
   (not regular languages in their task formats) star-free does not apply and AC0 is cited
   from Table 3. **dot-depth** is cited from Table 2 (not computed).
-* **prediction**: ``"NoPE"`` (length generalization even without positions) when a C-RASP[]
-  program exists, ``"APE only"`` when only a C-RASP[periodic,local] program exists,
-  ``"neither"`` when both are "no" or "none found" (Theorems 7 and 9 of Huang et al.).
+* **prediction**, what Theorems 7 and 9 of Huang et al. guarantee and nothing more:
+  ``"guaranteed (NoPE)"`` when a C-RASP[] program exists (length generalization is
+  guaranteed even without positional encodings, hence with APE too), ``"guaranteed (APE)"``
+  when only a C-RASP[periodic,local] program exists (guaranteed with APE; for NoPE the theory
+  gives no guarantee), ``"not guaranteed"`` when both are "no" or "none found": the theorems
+  then say nothing. The seed is explicit that this is not a prediction of failure: Theorem 7
+  "does not rule out length generalization for inexpressible problems" (after Theorem 7), and
+  "it is open if problems not expressible in C-RASP cannot in principle show length
+  generalization", though "experimental results suggest that such an implication might hold
+  in many cases" (Appendix A, FAQ 2). :func:`guarantees` and :func:`agreement` turn a prediction into what a measured
+  run is scored against: a guaranteed encoding agrees ("yes") or not ("no"); an unguaranteed
+  one that fails is "consistent" with the theory, one that generalizes is "no prediction"
+  (the theory does not rule it out).
 
 Any other registered task gets a row too: a language task (one with an ``automaton``) has
 its star-free and AC0 columns computed; a C-RASP column without a library program and
@@ -22,7 +32,9 @@ without a recorded verdict is ``"not known"``, and so is the prediction then.
 
 >>> r = row("aa_star")
 >>> r.crasp.answer, r.crasp_periodic_local.program, r.star_free, r.ac0, r.prediction
-('no', 'aa_star', False, True, 'APE only')
+('no', 'aa_star', False, True, 'guaranteed (APE)')
+>>> agreement(r.prediction, "ape", True), agreement(r.prediction, "nope", False)
+('yes', 'consistent')
 >>> row("copy_repeat").crasp_periodic_local.reason
 'Corollary 13'
 """
@@ -35,8 +47,49 @@ from dataclasses import dataclass
 from rasplab.errors import unknown_name
 
 PLAIN, PERIODIC_LOCAL = "C-RASP[]", "C-RASP[periodic,local]"
-PREDICTIONS = ("NoPE", "APE only", "neither", "not known")
+GUARANTEED_NOPE, GUARANTEED_APE, NOT_GUARANTEED = (
+    "guaranteed (NoPE)",
+    "guaranteed (APE)",
+    "not guaranteed",
+)
 NOT_KNOWN = "not known"
+PREDICTIONS = (GUARANTEED_NOPE, GUARANTEED_APE, NOT_GUARANTEED, NOT_KNOWN)
+AGREEMENTS = ("yes", "no", "consistent", "no prediction")
+"""What a measured verdict is against a prediction (see :func:`agreement`)."""
+
+
+def guarantees(prediction: str, encoding: str) -> bool | None:
+    """Whether ``prediction`` guarantees length generalization for ``encoding`` ("ape" or
+    "nope", any case; APE with the paper's regularizer is APE): True, False (no guarantee:
+    the theory says nothing) or None (prediction "not known").
+
+    >>> guarantees("guaranteed (APE)", "APE"), guarantees("guaranteed (APE)", "NoPE")
+    (True, False)
+    """
+    if prediction not in PREDICTIONS:
+        raise ValueError(f"unknown prediction {prediction!r}; one of: {', '.join(PREDICTIONS)}")
+    if prediction == NOT_KNOWN:
+        return None
+    if encoding.lower() == "nope":
+        return prediction == GUARANTEED_NOPE
+    return prediction in (GUARANTEED_NOPE, GUARANTEED_APE)
+
+
+def agreement(prediction: str, encoding: str, generalizes: bool) -> str | None:
+    """A measured outcome against the prediction: "yes"/"no" where length generalization is
+    guaranteed (it did / did not generalize), "consistent" where it is not guaranteed and the
+    run failed, "no prediction" where it is not guaranteed and the run generalized (the theory
+    does not rule that out); None when the prediction is "not known".
+
+    >>> agreement("not guaranteed", "ape", False), agreement("not guaranteed", "ape", True)
+    ('consistent', 'no prediction')
+    """
+    g = guarantees(prediction, encoding)
+    if g is None:
+        return None
+    if g:
+        return "yes" if generalizes else "no"
+    return "no prediction" if generalizes else "consistent"
 
 
 @dataclass(frozen=True)
@@ -195,19 +248,32 @@ class ExpressibilityRow:
         return self.info.name
 
     @property
+    def paper_row(self) -> str:
+        """Where the row is in the paper: ``"T2 #k"`` for the k-th of Table 2's 17 numbered
+        languages, ``"T2"`` for PARITY (listed there without a number), ``"T3"`` for the
+        algorithmic tasks of Table 3, ``"–"`` for any other task."""
+        if self.info.kind == "algorithmic":
+            return "T3"
+        numbered = [t.name for t in TASKS if t.kind == "language" and t.measured_task]
+        if self.task in numbered:
+            return f"T2 #{numbered.index(self.task) + 1}"
+        return "T2" if self.task in _INFO else "–"
+
+    @property
     def dot_depth(self) -> int | None:
         """Dot-depth as cited from Table 2 (None when not star-free or not a language)."""
         return self.info.dot_depth
 
     @property
     def prediction(self) -> str:
-        """``"NoPE"``, ``"APE only"``, ``"neither"`` or ``"not known"``."""
+        """``"guaranteed (NoPE)"``, ``"guaranteed (APE)"``, ``"not guaranteed"`` or
+        ``"not known"`` (see the module docstring)."""
         if self.crasp.answer == "yes":
-            return "NoPE"
+            return GUARANTEED_NOPE
         if self.crasp_periodic_local.answer == "yes":
-            return "APE only"
+            return GUARANTEED_APE
         answers = (self.crasp.answer, self.crasp_periodic_local.answer)
-        return NOT_KNOWN if NOT_KNOWN in answers else "neither"
+        return NOT_KNOWN if NOT_KNOWN in answers else NOT_GUARANTEED
 
 
 def verdict(task: str, crasp_class: str) -> Verdict:
@@ -215,7 +281,7 @@ def verdict(task: str, crasp_class: str) -> Verdict:
     from rasplab.crasp import library
 
     programs = [e for e in library.for_task(task) if e.program().within(crasp_class)]
-    recorded = RECORDED.get((task, crasp_class))
+    recorded = RECORDED.get((task, crasp_class)) or _family_recorded(task, crasp_class)
     if programs and recorded:
         raise AssertionError(f"{task}: library program {programs[0].name} contradicts {recorded}")
     if programs:
@@ -275,6 +341,33 @@ def task_names() -> list[str]:
     return [t.name for t in TASKS]
 
 
+FAMILIES = ("huang", "chomsky")
+"""The task families ``rasplab crasp table --family`` knows: Huang et al.'s Tables 2-3 (the
+default) and Delétang et al.'s Chomsky-hierarchy benchmark (:mod:`rasplab.crasp.chomsky_verdicts`)."""
+
+
+def family_tasks(family: str) -> list[str]:
+    """The rows of ``family`` (one of :data:`FAMILIES`), in its table order.
+
+    >>> family_tasks("chomsky")[:2], len(family_tasks("huang"))
+    (['even_pairs', 'modular_arithmetic_simple'], 26)
+    """
+    if family == "huang":
+        return task_names()
+    if family == "chomsky":
+        from rasplab.crasp import chomsky_verdicts
+
+        return chomsky_verdicts.task_names()
+    raise unknown_name("task family", family, FAMILIES)
+
+
+def _family_recorded(task: str, crasp_class: str) -> tuple[str, str, str] | None:
+    """A recorded verdict of another family (the Chomsky-hierarchy tasks), if any."""
+    from rasplab.crasp import chomsky_verdicts
+
+    return chomsky_verdicts.RECORDED.get((task, crasp_class))
+
+
 def rows(tasks: list[str] | None = None) -> list[ExpressibilityRow]:
     """The rows of ``tasks`` (default: the 26 of the paper's tables): those in table order,
     then other registered tasks in the order given; unknown names are an error."""
@@ -285,12 +378,18 @@ def rows(tasks: list[str] | None = None) -> list[ExpressibilityRow]:
 
 
 __all__ = [
+    "AGREEMENTS",
+    "GUARANTEED_APE",
+    "GUARANTEED_NOPE",
+    "NOT_GUARANTEED",
     "PREDICTIONS",
     "RECORDED",
     "TASKS",
     "ExpressibilityRow",
     "TaskInfo",
     "Verdict",
+    "agreement",
+    "guarantees",
     "row",
     "rows",
     "task_names",

@@ -26,10 +26,13 @@ The thresholds are rasplab's reading of Figure 1's green/red split, not the pape
 generalization in transformers", give Figure 1's per-bin accuracies only as a plot, so the
 report quotes no paper numbers; it shows instead, for the tasks of the paper's Tables 2 and 3
 (:mod:`rasplab.crasp.expressibility`; "–" for any other task), the prediction
-("NoPE", "APE only", "neither") and whether the verdict matches it (:func:`as_predicted`).
-The setting's encoding is its runs' resolved ``model.pe`` (so the variant ``ape_reg``,
-APE + regularizer, counts as APE): with ``ape`` the prediction says the setting generalizes
-unless it is "neither"; with ``nope`` only when it is "NoPE". Only "generalizes" counts as
+("guaranteed (NoPE)", "guaranteed (APE)", "not guaranteed") and how the verdict stands
+against it (:func:`as_predicted`, by :func:`rasplab.crasp.expressibility.agreement`). The
+setting's encoding is its runs' resolved ``model.pe`` (so the variant ``ape_reg``, APE +
+regularizer, counts as APE): with ``ape`` length generalization is guaranteed under either
+"guaranteed" prediction, with ``nope`` only under "guaranteed (NoPE)"; there the verdict is
+"yes" or "no"; where nothing is guaranteed a failure is "consistent" and a success "no
+prediction" (the theory does not rule it out). Only "generalizes" counts as
 generalizing: "partly" (a drop on a later longer bin) is a failure to length-generalize, as
 is "fails". "unfinished", "not fitted" and "not run" give "no verdict"; another encoding
 (RoPE, ALiBi, ...), a task outside the tables or a prediction "not known" give "–". The
@@ -47,8 +50,10 @@ table``'s (90%, one seed), so the two can differ on the same store.
 'not fitted'
 >>> verdict(group(1, 1, {"1-50": 1.0, "51-100": 0.2}, unfinished=4)).reason
 '1 of 5 seeds finished, 1 fitted (needs 3)'
->>> as_predicted("APE only", "ape", "generalizes"), as_predicted("APE only", "nope", "partly")
-('yes', 'yes')
+>>> as_predicted("guaranteed (APE)", "ape", "generalizes")
+'yes'
+>>> as_predicted("guaranteed (APE)", "nope", "partly")
+'consistent'
 """
 
 from __future__ import annotations
@@ -119,7 +124,7 @@ def crasp_row(task: str) -> ExpressibilityRow | None:
     paper's Tables 2 and 3).
 
     >>> crasp_row("tomita4").prediction, crasp_row("rasp_sort")
-    ('APE only', None)
+    ('guaranteed (APE)', None)
     """
     from rasplab.crasp import expressibility  # pure data; imported only when a report is made
 
@@ -129,15 +134,17 @@ def crasp_row(task: str) -> ExpressibilityRow | None:
 
 
 def as_predicted(prediction: str, pe: str | None, word: str) -> str:
-    """Whether verdict ``word`` of a setting with encoding ``pe`` is what ``prediction``
-    says: "yes", "no", "no verdict" (not fitted / not run) or "–" (no prediction for this
-    task or encoding). See the module docstring for the rule."""
-    if prediction not in ("NoPE", "APE only", "neither") or pe not in PREDICTED_ENCODINGS:
+    """How verdict ``word`` of a setting with encoding ``pe`` stands against
+    ``prediction``: "yes" / "no" (guaranteed), "consistent" / "no prediction" (not
+    guaranteed; failed / generalized), "no verdict" (not fitted / not run) or "–" (no
+    prediction for this task or encoding). See the module docstring for the rule."""
+    from rasplab.crasp.expressibility import NOT_KNOWN, PREDICTIONS, agreement
+
+    if prediction not in PREDICTIONS or prediction == NOT_KNOWN or pe not in PREDICTED_ENCODINGS:
         return NONE
     if word not in JUDGED:
         return "no verdict"
-    expected = prediction == "NoPE" if pe == "nope" else prediction != "neither"
-    return "yes" if (word == "generalizes") == expected else "no"
+    return agreement(prediction, pe, word == "generalizes")
 
 
 def crasp_summary(task: str) -> str | None:
@@ -145,7 +152,7 @@ def crasp_summary(task: str) -> str | None:
     a task outside the tables).
 
     >>> print(crasp_summary("parity"))
-    C-RASP prediction: neither (C-RASP[]: no (Lemma 41); C-RASP[periodic,local]: no (Lemma 41)).
+    C-RASP prediction: not guaranteed (C-RASP[]: no (Lemma 41); C-RASP[periodic,local]: no (Lemma 41)).
     """
     from rasplab.crasp.expressibility import PERIODIC_LOCAL, PLAIN
 
@@ -172,9 +179,12 @@ def verdict_markdown(groups: list[GroupSummary]) -> list[str]:
         'transformers") give the per-bin accuracies of their Figure 1 only as a plot, so this',
         "report quotes no paper numbers; it shows instead their C-RASP prediction for the tasks",
         'of their Tables 2 and 3 ("–" for other tasks). **as predicted?** reads the `model.pe`',
-        'of the setting: with `ape` the prediction says it generalizes unless it is "neither",',
-        'with `nope` only when it is "NoPE"; only "generalizes" counts as generalizing ("partly"',
-        'does not); "unfinished", "not fitted", "not run" give "no verdict"; other encodings "–".',
+        "of the setting: with `ape` length generalization is guaranteed under either",
+        '"guaranteed" prediction, with `nope` only under "guaranteed (NoPE)"; there the verdict',
+        'is "yes" or "no". Where nothing is guaranteed a failure is "consistent" and a success',
+        '"no prediction" (the theory does not rule it out). Only "generalizes" counts as',
+        'generalizing ("partly" does not); "unfinished", "not fitted", "not run" give "no',
+        'verdict"; other encodings "–".',
         "",
         "| task | variant | verdict | fitted | why | C-RASP prediction | as predicted? |",
         "|---|---|---|---|---|---|---|",

@@ -90,8 +90,12 @@ def test_table_compares_prediction_and_measurement(store):
             if m.status == "not fitted":
                 assert r.agreement(enc) == "inconclusive"
             else:
-                predicted = enc == "APE" or r.row.prediction == "NoPE"
-                assert (r.agreement(enc) == "yes") == ((m.status == "generalizes") == predicted)
+                guaranteed = enc == "APE" or r.row.prediction == "guaranteed (NoPE)"
+                generalizes = m.status == "generalizes"
+                if guaranteed:
+                    assert r.agreement(enc) == ("yes" if generalizes else "no")
+                else:  # no guarantee: never scored as agreement
+                    assert r.agreement(enc) == ("no prediction" if generalizes else "consistent")
     recs = {rec["task"]: rec for rec in records(table)}
     assert (
         recs["aa_star"]["measured"]["APE"]["accuracy_all_seeds"]
@@ -216,27 +220,37 @@ def _m(fitted_seeds, ood):
 def test_agreement_rule_on_hand_made_measurements():
     from rasplab.crasp.expressibility import row
 
-    ape_only = row("aa_star")  # predicts: APE generalizes, NoPE does not
+    ape_only = row("aa_star")  # guarantees APE; nothing for NoPE
     r = TableRow(ape_only, {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.2)})
-    assert (r.agreement("APE"), r.agreement("NoPE"), r.agree) == ("yes", "yes", "yes")
+    assert (r.agreement("APE"), r.agreement("NoPE"), r.agree) == ("yes", "consistent", "yes")
+    r = TableRow(ape_only, {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.95)})
+    assert (r.agreement("NoPE"), r.agree) == ("no prediction", "yes")
     r = TableRow(ape_only, {"APE": _m((0,), 0.85), "NoPE": _m((), 0.0)})
     assert (r.agreement("APE"), r.agreement("NoPE"), r.agree) == ("no", "inconclusive", "no")
     r = TableRow(ape_only, {"APE": _m((0,), 0.9)})
-    assert (r.agreement("NoPE"), r.agree) == ("not measured", "inconclusive")
+    assert (r.agreement("NoPE"), r.agree) == ("not measured", "yes")  # only APE is scored
     nope = TableRow(row("tomita1"), {"APE": _m((0,), 0.95), "NoPE": _m((0, 1), 0.95)})
     assert nope.agree == "yes"
+    # nothing guaranteed: failures are consistent, never "yes"; a success is no prediction
+    parity = row("parity")
+    failed = TableRow(parity, {"APE": _m((0,), 0.2), "NoPE": _m((0,), 0.1)})
+    assert (failed.agreement("APE"), failed.agree) == ("consistent", "consistent")
+    passed = TableRow(parity, {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.1)})
+    assert (passed.agreement("APE"), passed.agree) == ("no prediction", "no prediction")
 
 
 def test_agreement_rule_with_the_regularized_encoding():
     from rasplab.crasp.expressibility import row
     from rasplab.reports.crasp_table.table import WITH_REGULARIZED
 
-    ape_only = row("aa_star")  # predicts: APE and APE+reg generalize, NoPE does not
+    ape_only = row("aa_star")  # guarantees APE and APE+reg; nothing for NoPE
     agreeing = {"APE": _m((0,), 0.95), "NoPE": _m((0,), 0.2)}
     r = TableRow(ape_only, {**agreeing, "APE+reg": _m((0, 1), 0.91)}, WITH_REGULARIZED)
     assert (r.agreement("APE+reg"), r.agree) == ("yes", "yes")
     r = TableRow(ape_only, {**agreeing, "APE+reg": _m((0,), 0.6)}, WITH_REGULARIZED)
-    assert (r.agreement("APE"), r.agreement("NoPE"), r.agreement("APE+reg")) == ("yes",) * 2 + (
+    assert (r.agreement("APE"), r.agreement("NoPE"), r.agreement("APE+reg")) == (
+        "yes",
+        "consistent",
         "no",
     )
     assert r.agree == "no"
@@ -250,13 +264,13 @@ def test_agreement_rule_with_the_regularized_encoding():
         {"APE": _m((0,), 0.2), "NoPE": _m((0,), 0.1), "APE+reg": _m((0,), 0.95)},
         WITH_REGULARIZED,
     )
-    assert (neither.agreement("APE+reg"), neither.agree) == ("no", "no")
+    assert (neither.agreement("APE+reg"), neither.agree) == ("no prediction", "no prediction")
 
 
 # A hand-filled store (tests/reports/crasp_table/conftest.py) of the runs in hand_runs.py: aa_star predicts
-# "APE only".
+# "guaranteed (APE)".
 BEFORE_HEAD = (
-    "| row | task | C-RASP[] | C-RASP[periodic,local] | star-free | AC0 | dot-depth | "
+    "| paper | task | C-RASP[] | C-RASP[periodic,local] | star-free | AC0 | dot-depth | "
     "prediction | APE | NoPE | agree |"
 )
 BEFORE_CSV = (
@@ -287,14 +301,21 @@ def test_the_regularized_column_in_markdown_csv_json_and_png(hand_store, tmp_pat
     table = build_table(db=hand_store(THREE), tasks=["aa_star", "tomita1"], threshold=0.9)
     assert table.encodings == ("APE", "NoPE", "APE+reg")
     aa, tomita = table.rows[1], table.rows[0]
-    assert [aa.agreement(e) for e in table.encodings] == ["yes", "yes", "no"]
+    assert [aa.agreement(e) for e in table.encodings] == ["yes", "consistent", "no"]
     assert (aa.agree, tomita.agree) == ("no", "not measured")
-    assert table.tally() == {"yes": 0, "no": 1, "inconclusive": 0, "not measured": 1}
+    assert table.tally() == {
+        "yes": 0,
+        "no": 1,
+        "consistent": 0,
+        "no prediction": 0,
+        "inconclusive": 0,
+        "not measured": 1,
+    }
 
     text = markdown(table)
     assert BEFORE_HEAD.replace("| NoPE |", "| NoPE | APE+reg |") in text
     assert (
-        "| APE only | generalizes (2/2 fitted) | does not generalize (1/1 fitted) | "
+        "| guaranteed (APE) | generalizes (2/2 fitted) | does not generalize (1/1 fitted) | "
         "does not generalize (2/3 fitted) | no |"
     ) in text
     assert (
@@ -343,7 +364,8 @@ def test_without_regularized_runs_the_columns_are_the_previous_ones(hand_store):
     text = markdown(table)
     assert BEFORE_HEAD in text and "APE+reg" not in text
     assert (
-        "| APE only | generalizes (3/3 fitted) | does not generalize (1/1 fitted) | yes |" in text
+        "| guaranteed (APE) | generalizes (3/3 fitted) | does not generalize (1/1 fitted) | yes |"
+        in text
     )
     assert csv_text(table).splitlines()[0] == BEFORE_CSV
     assert set(records(table)[0]["measured"]) == {"APE", "NoPE"}

@@ -29,6 +29,13 @@ def table_command(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per task."),
     tasks: list[str] = _TASKS,
+    family: str = typer.Option(
+        None,
+        "--family",
+        metavar="F",
+        help="The rows of a task family: huang (Tables 2-3, the default) or chomsky "
+        "(Delétang et al.).",
+    ),
     threshold: float = typer.Option(
         0.9,
         "--threshold",
@@ -39,12 +46,17 @@ def table_command(
     """Expressibility table (Tables 2-3), predictions, and measured APE/NoPE accuracy.
 
     One row per task: C-RASP programs or the paper's 'no', star-free, AC0, dot-depth,
-    the predicted length generalization (NoPE / APE only / neither) and, with --db, the
-    measured accuracy per bin for APE and NoPE (and APE+reg: APE runs with
-    train.pe_penalty > 0, when the store has them) and whether they agree."""
+    the length generalization the theory guarantees (guaranteed (NoPE) / guaranteed (APE) /
+    not guaranteed) and, with --db, the measured accuracy per bin for APE and NoPE (and
+    APE+reg: APE runs with train.pe_penalty > 0, when the store has them) and whether they
+    agree (scored only where generalization is guaranteed)."""
     from rasplab.reports.crasp_table.table import build_table, write_table
     from rasplab.reports.crasp_table.text import markdown, records
 
+    if family is not None:
+        from rasplab.crasp.expressibility import family_tasks
+
+        tasks = [*family_tasks(family), *(tasks or ())]
     table = build_table(db=db, config=config, tasks=tasks or None, threshold=threshold)
     if out is not None:
         paths = write_table(table, out)

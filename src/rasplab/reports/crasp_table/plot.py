@@ -30,6 +30,8 @@ VERDICT_COLORS = {
 AGREE_COLORS = {
     "yes": VERDICT_COLORS["yes"],
     "no": VERDICT_COLORS["no"],
+    "consistent": (0.80, 0.88, 0.95),
+    "no prediction": (0.80, 0.88, 0.95),
     "inconclusive": (0.95, 0.90, 0.55),
     "not measured": VERDICT_COLORS[None],
 }

@@ -4,21 +4,24 @@
 
 1. the expressibility rows (:mod:`rasplab.crasp.expressibility`: C-RASP verdicts with
    programs or citations, star-free and AC0 computed from the automata, dot-depth cited, the
-   prediction "NoPE" / "APE only" / "neither");
+   prediction "guaranteed (NoPE)" / "guaranteed (APE)" / "not guaranteed");
 2. with a results store, the measurements per task and encoding
    (:mod:`rasplab.reports.crasp_table.measure`: per-bin means over all and over fitted seeds, and whether
    the encoding generalizes at the given threshold); the encodings are APE and NoPE, and a
    third, APE+reg (APE trained with the positional penalty ``train.pe_penalty > 0``), only
    when the store holds such runs for the table's tasks;
-3. the comparison: the prediction says APE should generalize unless it is "neither", and
-   NoPE should generalize only when it is "NoPE"; APE+reg is predicted as APE: Theorem 7 of
-   Huang et al. is about APE trained under an idealized procedure (Definition 6) that fits
-   the training lengths while minimizing a regularizer, and the penalty is that
-   regularizer's positional term (8) made a training loss, so the prediction is the same and
-   APE+reg is the closer of the two runs to the theorem's setting. Each measured encoding
-   agrees ("yes") or not ("no"); an encoding with no fitted seed is "inconclusive", one
-   without runs "not measured". A row agrees when every encoding of the table agrees,
-   disagrees when any disagrees.
+3. the comparison, only where the theory speaks: length generalization is guaranteed for APE
+   when the prediction is "guaranteed (NoPE)" or "guaranteed (APE)", for NoPE only when it is
+   "guaranteed (NoPE)"; APE+reg is predicted as APE: Theorem 7 of Huang et al. is about APE
+   trained under an idealized procedure (Definition 6) that fits the training lengths while
+   minimizing a regularizer, and the penalty is that regularizer's positional term (8) made
+   a training loss, so the prediction is the same and APE+reg is the closer of the two runs to
+   the theorem's setting. A guaranteed encoding agrees ("yes") or not ("no"); an unguaranteed
+   one is not scored: "consistent" when it failed, "no prediction" when it generalized
+   (:func:`rasplab.crasp.expressibility.agreement`). An encoding with no fitted seed is
+   "inconclusive", one without runs "not measured". A row disagrees when any encoding
+   disagrees, agrees when every guaranteed encoding agrees (at least one), and when nothing is
+   guaranteed it is "consistent" if every measured encoding failed.
 
 :func:`write_table` renders Markdown, CSV and a PNG figure (:mod:`rasplab.reports.crasp_table.text`,
 :mod:`rasplab.reports.crasp_table.plot`) in memory first and then writes each file atomically.
@@ -26,7 +29,7 @@
 >>> t = build_table(tasks=["tomita4"])
 >>> r = t.rows[0]
 >>> r.row.prediction, r.expected("APE"), r.expected("APE+reg"), r.expected("NoPE")
-('APE only', True, True, False)
+('guaranteed (APE)', True, True, False)
 >>> r.agreement("APE"), t.encodings
 ('not measured', ('APE', 'NoPE'))
 """
@@ -36,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rasplab.crasp.expressibility import ExpressibilityRow, rows
+from rasplab.crasp.expressibility import ExpressibilityRow, agreement, guarantees, rows
 from rasplab.reports.crasp_table.measure import REGULARIZED, Measurement, check_threshold, measure
 
 ENCODING_NAMES = ("APE", "NoPE")
@@ -55,41 +58,49 @@ class TableRow:
     encodings: tuple = ENCODING_NAMES  # the table's encoding columns
 
     def expected(self, encoding: str) -> bool | None:
-        """Whether the prediction says ``encoding`` length-generalizes on this task (None:
-        no prediction). APE+reg is predicted as APE (Theorem 7 idealizes the regularizer)."""
-        if self.row.prediction == "not known":
-            return None
-        if encoding == "NoPE":
-            return self.row.prediction == "NoPE"
-        return self.row.prediction != "neither"
+        """Whether the prediction guarantees that ``encoding`` length-generalizes on this task:
+        True, False (no guarantee: the theory says nothing) or None (no prediction). APE+reg
+        is predicted as APE (Theorem 7 idealizes the regularizer)."""
+        return guarantees(self.row.prediction, encoding)
 
     def measurement(self, encoding: str) -> Measurement | None:
         """The measurement of ``encoding``, None when the store has no run of it."""
         return self.measurements.get(encoding)
 
     def agreement(self, encoding: str) -> str:
-        """``"yes"``, ``"no"``, ``"inconclusive"`` (no fitted seed, no longer bins, or no
-        prediction) or ``"not measured"``."""
+        """``"yes"``/``"no"`` (guaranteed; did / did not generalize), ``"consistent"`` /
+        ``"no prediction"`` (not guaranteed; failed / generalized), ``"inconclusive"`` (no
+        fitted seed, no longer bins, or no prediction) or ``"not measured"``."""
         m = self.measurement(encoding)
         if m is None or not m.seeds:
             return "not measured"
-        if (
-            m.status not in ("generalizes", "does not generalize")
-            or self.expected(encoding) is None
-        ):
+        if m.status not in ("generalizes", "does not generalize"):
             return "inconclusive"
-        return "yes" if (m.status == "generalizes") == self.expected(encoding) else "no"
+        out = agreement(self.row.prediction, encoding, m.status == "generalizes")
+        return "inconclusive" if out is None else out
 
     @property
     def agree(self) -> str:
-        """The row's agreement over the table's encodings: "no" if any disagrees, "yes" if
-        every one agrees, "not measured" if none was measured, else "inconclusive"."""
+        """The row's agreement: "no" if a guaranteed encoding disagrees, "yes" if every
+        guaranteed encoding agrees (at least one is guaranteed), "consistent" if nothing is
+        guaranteed and every measured encoding failed, "no prediction" if nothing is
+        guaranteed and one generalized; "not measured" if none was measured, else
+        "inconclusive"."""
         each = [self.agreement(e) for e in self.encodings]
+        scored = [a for e, a in zip(self.encodings, each) if self.expected(e)]
         if "no" in each:
             return "no"
-        if all(a == "yes" for a in each):
+        if scored and all(a == "yes" for a in scored):
             return "yes"
-        return "not measured" if all(a == "not measured" for a in each) else "inconclusive"
+        if all(a == "not measured" for a in each):
+            return "not measured"
+        if not scored and self.expected(self.encodings[0]) is False:
+            measured = [a for a in each if a != "not measured"]
+            if measured and all(a == "consistent" for a in measured):
+                return "consistent"
+            if "no prediction" in measured and "inconclusive" not in measured:
+                return "no prediction"
+        return "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -108,8 +119,10 @@ class CraspTable:
         return self.db is not None
 
     def tally(self) -> dict:
-        """How many rows agree, disagree, are inconclusive or not measured."""
-        out = {"yes": 0, "no": 0, "inconclusive": 0, "not measured": 0}
+        """How many rows agree, disagree, are consistent (nothing guaranteed, every measured
+        encoding failed), have no prediction, are inconclusive or not measured."""
+        out = {"yes": 0, "no": 0, "consistent": 0, "no prediction": 0}
+        out |= {"inconclusive": 0, "not measured": 0}
         for r in self.rows:
             out[r.agree] += 1
         return out

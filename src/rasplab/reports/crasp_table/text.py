@@ -5,7 +5,7 @@
 >>> {k: rec[k] for k in ("task", "crasp", "crasp_periodic_local", "star_free", "ac0")}
 {'task': 'aa_star', 'crasp': 'no', 'crasp_periodic_local': 'yes', 'star_free': 'no', 'ac0': 'yes'}
 >>> rec["dot_depth"], rec["prediction"]
-(None, 'APE only')
+(None, 'guaranteed (APE)')
 """
 
 from __future__ import annotations
@@ -98,8 +98,12 @@ def definitions(table: CraspTable) -> list[str]:
         "monoid; quasi-aperiodic syntactic morphism, Barrington et al. 1992); for the "
         "algorithmic tasks AC0 is cited from Table 3 and star-free does not apply (–). "
         "Dot-depth is cited from Table 2.",
-        "Prediction: NoPE when a C-RASP[] program exists (then APE too), APE only when only a "
-        "C-RASP[periodic,local] program exists, neither otherwise.",
+        "Prediction (Huang et al. Theorems 7 and 9): guaranteed (NoPE) when a C-RASP[] "
+        "program exists (length generalization guaranteed with NoPE, and with APE); "
+        "guaranteed (APE) when only a C-RASP[periodic,local] program exists (guaranteed with "
+        "APE; no guarantee for NoPE); not guaranteed when neither exists: the theorems do not "
+        "rule out length generalization there (the paper leaves it open), so it is no "
+        "prediction of failure.",
     ]
     if table.measured:
         lines += [
@@ -109,6 +113,11 @@ def definitions(table: CraspTable) -> list[str]:
             f"bin; an encoding generalizes when at least one seed fitted and the mean over "
             f"fitted seeds is >= {t} on every longer bin. With no fitted seed the comparison "
             "is inconclusive. Accuracy is whole-sequence accuracy (every scored position).",
+            "Agreement is scored only where length generalization is guaranteed: yes / no. "
+            "Where it is not guaranteed, a failure is consistent with the theory "
+            "(consistent) and a success is not against it (no prediction); neither is counted "
+            "as agreement. A row is consistent when nothing is guaranteed and every measured "
+            "encoding failed.",
         ]
     if REGULARIZED in table.encodings:
         lines += [
@@ -124,12 +133,13 @@ def markdown(table: CraspTable) -> str:
     """The table as Markdown: the expressibility table with the prediction (and, when
     measured, each encoding's status and the agreement), then the accuracies per bin, then
     the definitions and the reasons of every "no"."""
-    head = ["row", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0", "dot-depth"]
+    head = ["paper", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0"]
+    head += ["dot-depth"]
     head += ["prediction"] + ([*table.encodings, "agree"] if table.measured else [])
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for i, r in enumerate(table.rows, 1):
+    for r in table.rows:
         x = r.row
-        cells = [str(i), f"{x.task} ({x.info.label})", x.crasp.text()]
+        cells = [x.paper_row, f"{x.task} ({x.info.label})", x.crasp.text()]
         cells += [x.crasp_periodic_local.text(), yes_no(x.star_free) or "–"]
         ac0 = yes_no(x.ac0) or "not known"
         ac0 += " (Table 3)" if x.ac0_source == "Table 3" else ""
@@ -158,6 +168,10 @@ def markdown(table: CraspTable) -> str:
                 )
         lines += ["", "Agreement: " + ", ".join(f"{k}: {v}" for k, v in table.tally().items())]
     lines += [""] + [f"- {d}" for d in definitions(table)]
+    lines += [
+        "- paper: the row's place in the paper, T2 #k for the k-th of Table 2's 17 numbered "
+        "languages (PARITY is listed there without a number: T2), T3 for Table 3."
+    ]
     notes = []
     for r in table.rows:
         for cls, v in (("C-RASP[]", r.row.crasp), ("[periodic,local]", r.row.crasp_periodic_local)):
