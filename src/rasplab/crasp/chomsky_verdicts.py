@@ -8,7 +8,7 @@ was found and no proof of nonexistence is given. The two tasks with programs (``
 in C-RASP[], ``even_pairs`` in C-RASP[local]) take their "yes" from the library.
 
 >>> RECORDED[("parity_check", PERIODIC_LOCAL)][:2]
-('no', 'Lemma 41')
+('no', 'rasplab, from Lemma 41')
 >>> [t for t, _ in TASKS if (t, PLAIN) not in RECORDED]
 ['bucket_sort']
 """
@@ -38,18 +38,18 @@ TASKS: tuple[tuple[str, str], ...] = (
 
 _MOD5 = (
     "no",
-    "Lemma 41, 42",
+    "rasplab, from Lemma 41, 42",
     "counting modulo 5 as Tomita 6 counts modulo 3: PARITY's argument (Lemma 41) through a "
     "length-preserving morphism (Lemma 42)",
 )
 _COPY = (
     "no",
-    "Corollary 13",
+    "rasplab, from Corollary 13",
     "contains copying arbitrary strings, which Huang et al. rule out (Corollary 13, App. E.2.2)",
 )
 _REVERSE = (
     "none found",
-    "Theorem 12",
+    "rasplab, from Theorem 12",
     "no program found; reversing an arbitrary string looks as hard as copying it (Theorem 12's "
     "communication bound), but no reduction to copying is proved here",
 )
@@ -64,17 +64,19 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "even_pairs": {
         PLAIN: (
             "none found",
-            "—",
+            "rasplab",
             "the answer at <sep> needs the last input symbol, read here through a local "
             "relation; no C-RASP[] program found",
         )
     },
-    "parity_check": _both(("no", "Lemma 41", "PARITY (Lemma 41), with the answer read at <sep>")),
+    "parity_check": _both(
+        ("no", "rasplab, from Lemma 41", "PARITY (Lemma 41), with the answer read at <sep>")
+    ),
     "cycle_navigation": _both(_MOD5),
     "modular_arithmetic_simple": _both(
         (
             "no",
-            "Lemma 41, 42",
+            "rasplab, from Lemma 41, 42",
             "on digits 0/1 joined by + it counts the 1s modulo 5 (morphism x -> 'x +', "
             "Lemma 42), which PARITY's argument rules out (Lemma 41)",
         )
@@ -82,7 +84,7 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "stack_manipulation": _both(
         (
             "none found",
-            "Theorem 12",
+            "rasplab, from Theorem 12",
             "no program found; with no net effect of the actions the answer is the given "
             "stack reversed, as hard as reverse_string",
         )
@@ -91,7 +93,7 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "modular_arithmetic_brackets": _both(
         (
             "none found",
-            "Lemma 41",
+            "rasplab, from Lemma 41",
             "no program found; it needs sums modulo 5, but the bracket structure blocks the "
             "morphism argument used for the simple variant",
         )
@@ -99,7 +101,7 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "solve_equation": _both(
         (
             "none found",
-            "Lemma 41",
+            "rasplab, from Lemma 41",
             "no program found; as modular_arithmetic_brackets (sums modulo 5 under brackets)",
         )
     ),
@@ -107,7 +109,7 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "missing_duplicate_string": _both(
         (
             "none found",
-            "—",
+            "rasplab",
             "no program found; the missing symbol is a iff the count of a is odd, a parity of "
             "a count over these restricted inputs, which Lemma 41 does not cover",
         )
@@ -115,19 +117,25 @@ _BY_TASK: dict[str, dict[str, tuple[str, str, str]]] = {
     "odds_first": _both(
         (
             "none found",
-            "Theorem 12",
+            "rasplab, from Theorem 12",
             "no program found; the answer rearranges the whole input by position, as in "
             "copying, but no reduction to copying is proved here",
         )
     ),
     "binary_addition": _both(
-        ("no", "Corollary 13", "adding 0 is copying, as for Huang et al.'s addition (App. E.2.2)")
+        (
+            "no",
+            "rasplab, from Corollary 13",
+            "adding 0 is copying, as for Huang et al.'s addition (App. E.2.2)",
+        )
     ),
-    "binary_multiplication": _both(("no", "Corollary 13", "multiplying by 1 is copying")),
+    "binary_multiplication": _both(
+        ("no", "rasplab, from Corollary 13", "multiplying by 1 is copying")
+    ),
     "compute_sqrt": _both(
         (
             "none found",
-            "Theorem 12",
+            "rasplab, from Theorem 12",
             "no program found; the root fixes about half of the input's leading bits, which "
             "suggests the communication bound, not proved here",
         )
