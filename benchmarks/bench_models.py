@@ -15,10 +15,17 @@ Sections:
                    (the naive loops are timed at batch 8 in quick mode, batch 64 in full mode).
   model_variants   training step time of the whole d 64 model per attention kind, positional
                    encoding and layer option, relative to ape + softmax.
+  hook_points      training step time with the TransformerLens-style hook points present but
+                   unused (as every model is built) against the same model with each hook
+                   point replaced by a plain function (absent: no module call; the one
+                   check for a hook on the attention pattern stays in both), at d 64
+                   (the shape above) and at a small shape (d 16, batch 8, length 20, 4 layers)
+                   where a per-call overhead would weigh most.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_models.py --quick
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_models.py
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_models.py --sections vs_hf
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_models.py --sections hook_points
 """
 
 from __future__ import annotations
@@ -51,11 +58,11 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def train_step_fn(model, forward, onednn: bool = True):
+def train_step_fn(model, forward, onednn: bool = True, batch: int = BATCH, length: int = LENGTH):
     """One AdamW training step (cross-entropy on random targets) as a closure."""
     gen = torch.Generator().manual_seed(0)
-    x = torch.randint(0, VOCAB, (BATCH, LENGTH), generator=gen)
-    y = torch.randint(0, VOCAB, (BATCH, LENGTH), generator=gen)
+    x = torch.randint(0, VOCAB, (batch, length), generator=gen)
+    y = torch.randint(0, VOCAB, (batch, length), generator=gen)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     model.train()
 
@@ -202,6 +209,51 @@ def bench_model_variants(rounds: int) -> dict:
     }
 
 
+def _identity(x):
+    """What an absent hook point leaves: the tensor, through a plain function call."""
+    return x
+
+
+def without_hook_points(model):
+    """``model`` with every hook point replaced by :func:`_identity` (no module call)."""
+    from rasplab.models.hook_points import is_hook_point
+
+    for module in list(model.modules()):
+        for name, child in list(module.named_children()):
+            if is_hook_point(child):
+                del module._modules[name]
+                object.__setattr__(module, name, _identity)
+    return model
+
+
+def bench_hook_points(rounds: int) -> dict:
+    """Step time with hook points present (unused) vs absent, interleaved, per shape."""
+    shapes = {
+        "d64": {"width": 64, "layers": LAYERS, "batch": BATCH, "length": LENGTH},
+        "d16_small": {"width": 16, "layers": 4, "batch": 8, "length": 20},
+    }
+    out = {}
+    for label, shape in shapes.items():
+        log(f"hook_points: {label}")
+        cfg = ModelConfig(width=shape["width"], heads=HEADS, layers=shape["layers"])
+        size = {"batch": shape["batch"], "length": shape["length"]}
+        present = build_model(cfg, VOCAB, VOCAB, 256, seed=0)
+        absent = without_hook_points(build_model(cfg, VOCAB, VOCAB, 256, seed=0))
+        med = race(
+            {
+                "present": train_step_fn(present, lambda m, x: m(x), **size),
+                "absent": train_step_fn(absent, lambda m, x: m(x), **size),
+            },
+            rounds,
+        )
+        out[label] = {
+            **shape,
+            "seconds_per_step": {k: round(v, 5) for k, v in med.items()},
+            "present_over_absent": round(med["present"] / med["absent"], 3),
+        }
+    return out
+
+
 def _cpu_name() -> str:
     """The CPU model name (Linux), or the platform's processor string."""
     try:
@@ -220,8 +272,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="few steps (a smoke run)")
     parser.add_argument(
         "--sections",
-        default="vs_hf,attention,model_variants",
-        help="comma-separated subset of: vs_hf, attention, model_variants",
+        default="vs_hf,attention,model_variants,hook_points",
+        help="comma-separated subset of: vs_hf, attention, model_variants, hook_points",
     )
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -234,6 +286,7 @@ def main() -> None:
             naive_batch=8 if quick else BATCH,
         ),
         "model_variants": lambda: bench_model_variants(rounds=2 if quick else 5),
+        "hook_points": lambda: bench_hook_points(rounds=5 if quick else 60),
     }
     report = {
         "mode": "quick" if quick else "full",

@@ -26,6 +26,7 @@ from torch import nn
 from rasplab.models import reference as naive
 from rasplab.models.attention import AttentionKind
 from rasplab.models.config import ModelConfig
+from rasplab.models.hook_points import HookPoint, attention_pattern, pattern_wanted
 from rasplab.models.linear import Linear
 from rasplab.models.masking import AttentionContext
 
@@ -78,10 +79,11 @@ class MLP(nn.Module):
         self.up = Linear(config.width, parts * hidden)
         self.down = Linear(hidden, config.width)
         self.down.residual_projection = True
+        self.hook_post = HookPoint()  # activations [B, T, hidden]
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         """[B, T, D] -> [B, T, D]."""
-        return self.down(self.activation(self.up(h)))
+        return self.down(self.hook_post(self.activation(self.up(h))))
 
 
 class SelfAttention(nn.Module):
@@ -95,6 +97,9 @@ class SelfAttention(nn.Module):
         self.kind = kind(config)
         self.out = Linear(config.width, config.width)
         self.out.residual_projection = True
+        self.hook_pattern = HookPoint()  # attention weights [B, H, T, T], formed only if hooked
+        self.hook_z = HookPoint()  # head outputs [B, T, H, Dh]
+        self.record_pattern = False  # form the weights even with no hook (hook_points.py)
 
     def forward(self, h: torch.Tensor, ctx: AttentionContext) -> torch.Tensor:
         """h [B, T, D] -> [B, T, D]."""
@@ -104,8 +109,12 @@ class SelfAttention(nn.Module):
             qkv = self.canon_b(qkv, ctx)
         q, k, v = qkv.view(B, T, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
         q, k = ctx.pe.rotate(q, k, ctx)  # each [B, H, T, Dh]
-        out = self.kind(h, q, k, v, ctx)  # [B, H, T, Dh]
-        return self.out(out.transpose(1, 2).reshape(B, T, D))
+        if pattern_wanted(self.hook_pattern, self.record_pattern):
+            pattern = self.hook_pattern(attention_pattern(self.kind, h, q, k, ctx))
+            out = pattern @ v  # every kind is linear in its values
+        else:
+            out = self.kind(h, q, k, v, ctx)  # [B, H, T, Dh]
+        return self.out(self.hook_z(out.transpose(1, 2)).reshape(B, T, D))
 
 
 class Block(nn.Module):
@@ -120,16 +129,19 @@ class Block(nn.Module):
         self.attn = SelfAttention(config, kind)
         self.mlp = MLP(config)
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else None
+        self.hook_resid_pre, self.hook_resid_mid = HookPoint(), HookPoint()
+        self.hook_resid_post = HookPoint()  # each [B, T, D]
 
     def forward(self, x: torch.Tensor, ctx: AttentionContext) -> torch.Tensor:
         """x [B, T, D] -> [B, T, D]."""
+        x = self.hook_resid_pre(x)
         h = self.ln1(x)
         if self.canon_a is not None:
             h = self.canon_a(h, ctx)
         a = self.attn(h, ctx)
-        x = x + (a if self.drop is None else self.drop(a))
+        x = self.hook_resid_mid(x + (a if self.drop is None else self.drop(a)))
         h = self.ln2(x)
         if self.canon_c is not None:
             h = self.canon_c(h, ctx)
         m = self.mlp(h)
-        return x + (m if self.drop is None else self.drop(m))
+        return self.hook_resid_post(x + (m if self.drop is None else self.drop(m)))
