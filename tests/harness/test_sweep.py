@@ -119,16 +119,16 @@ def test_sweep_is_resumable_and_never_repeats_finished_runs(SWEEP, tmp_path):
 
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(SWEEP, tmp_path, monkeypatch):
-    import rasplab.harness.sweep as sweep_mod
+    import rasplab.harness.backends as backends
 
-    real = sweep_mod._execute
+    real = backends._execute
 
-    def flaky(config_data, run_dir):
-        if config_data["task"] == "toy_next_set":
+    def flaky(config_datas, run_dirs, stacked):
+        if config_datas[0]["task"] == "toy_next_set":
             raise RuntimeError("boom")
-        return real(config_data, run_dir)
+        return real(config_datas, run_dirs, stacked)
 
-    monkeypatch.setattr(sweep_mod, "_execute", flaky)
+    monkeypatch.setattr(backends, "_execute", flaky)
     summary = run_sweep(SWEEP, tmp_path / "r.sqlite", workers=1, progress=False)
     assert (summary.executed, summary.failed) == (4, 2)
     with ResultsStore(tmp_path / "r.sqlite") as store:

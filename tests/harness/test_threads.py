@@ -18,6 +18,7 @@ from rasplab.harness.group import train_group
 # the modules themselves (the package re-exports functions of the same names)
 setup_mod = importlib.import_module("rasplab.harness.setup")
 sweep_mod = importlib.import_module("rasplab.harness.sweep")
+threads_mod = importlib.import_module("rasplab.harness.threads")
 train_mod = importlib.import_module("rasplab.harness.train")
 group_mod = importlib.import_module("rasplab.harness.group")
 
@@ -80,7 +81,7 @@ def test_default_is_the_available_cores_and_omp_num_threads_caps_them(monkeypatc
 def test_a_sweep_divides_the_cores_records_threads_and_keeps_run_ids(
     tiny, tmp_path, monkeypatch, restore_threads
 ):
-    monkeypatch.setattr(sweep_mod, "available_cpus", lambda: 2)
+    monkeypatch.setattr(threads_mod, "available_cpus", lambda: 2)
     sweep = {"name": "t", "base": _with(tiny, steps=2, eval_every=2), "grid": {"seed": [0, 1]}}
     db = tmp_path / "r.sqlite"
     first = run_sweep(sweep, db, workers=1, progress=False)  # one worker: both cores

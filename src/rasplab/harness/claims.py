@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from rasplab.files import process_alive
+from rasplab.harness.jobs import Job
 from rasplab.harness.store import FINISHED, ResultsStore
 
 TTL = 120.0
@@ -152,7 +153,7 @@ class ClaimQueue:
     those another live process holds; None when every remaining job is held elsewhere.
     """
 
-    def __init__(self, store: ResultsStore, jobs: list, owner: str, ttl: float = TTL) -> None:
+    def __init__(self, store: ResultsStore, jobs: list[Job], owner: str, ttl: float = TTL) -> None:
         self.store, self.pending, self.owner, self.ttl = store, list(jobs), owner, ttl
         self.since = store_now(store)
         self.finished_elsewhere = 0
@@ -160,22 +161,22 @@ class ClaimQueue:
     def __bool__(self) -> bool:
         return bool(self.pending)
 
-    def take(self):
-        """The next job claimed by this process, or None: ``(experiment, run_dir)``, or for a
-        group (a list of those) the members this process claimed; members held elsewhere go
-        back to the queue as jobs of their own."""
+    def take(self) -> Job | None:
+        """The next job claimed by this process, or None. Of a stacked group, the job of the
+        members this process claimed; members held elsewhere go back to the queue as jobs of
+        their own."""
         for job in list(self.pending):
-            if isinstance(job, list):
+            if job.stacked:
                 self.pending.remove(job)
                 mine = []
-                for member in job:
+                for i, member in enumerate(job.members()):
                     outcome = self._claim(member)
                     if outcome == "claimed":
-                        mine.append(member)
+                        mine.append(i)
                     elif outcome == "held":
                         self.pending.append(member)
                 if mine:
-                    return mine if len(mine) > 1 else mine[0]
+                    return job.subset(mine)
                 continue
             outcome = self._claim(job)
             if outcome == "held":
@@ -185,9 +186,9 @@ class ClaimQueue:
                 return job
         return None
 
-    def _claim(self, job) -> str:
-        """Claim one ``(experiment, run_dir)``: "claimed", "held" or "finished" (counted)."""
-        outcome = claim(self.store, job[0].hash(), self.owner, self.ttl, self.since)
+    def _claim(self, job: Job) -> str:
+        """Claim a job of one run: "claimed", "held" or "finished" (counted)."""
+        outcome = claim(self.store, job.configs[0].hash(), self.owner, self.ttl, self.since)
         if outcome not in ("claimed", "held"):
             self.finished_elsewhere += 1
         return outcome

@@ -95,7 +95,8 @@ def group_key(config: ExperimentConfig) -> tuple | None:
 def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[list]:
     """Split runs into groups of at most ``batch_runs`` that share a :func:`group_key`, in
     the order they come; a run with no key (or ``batch_runs`` 1) is a group of its own
-    (and trains alone, as without groups).
+    (and trains alone, as without groups). ``batch_runs`` is at least 1 (the sweep's options
+    check it: :func:`~rasplab.harness.validation.check_batch_runs`).
 
     >>> from rasplab.harness.config import experiment_from_dict
     >>> runs = [experiment_from_dict({"task": t, "seed": s, "model": {"pe": pe}})
@@ -104,8 +105,6 @@ def plan_groups(experiments: list[ExperimentConfig], batch_runs: int) -> list[li
     >>> [[(c.task, c.seed, c.model.pe) for c in g] for g in plan_groups(runs, 2)]
     [[('tomita2', 0, 'ape'), ('tomita3', 1, 'ape')], [('tomita2', 0, 'rope')], [('tomita2', 2, 'ape')]]
     """
-    if batch_runs < 1:
-        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
     open_groups: dict = {}
     groups: list[list] = []
     for config in experiments:

@@ -34,12 +34,16 @@ import copy
 import dataclasses
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import atomic_write_text
 from rasplab.harness.config import flatten
+from rasplab.harness.store import ResultsStore
 from rasplab.harness.sweepconfig import SweepConfig
+from rasplab.harness.validation import SweepOptions
 
 STOPS = ("all", "first_fit")
 
@@ -92,12 +96,16 @@ def choose(results: list[tuple[dict, object]]) -> tuple[int, str]:
     return best, "no candidate fitted: best in distribution"
 
 
-def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> object:
+def run_selection(
+    config: SweepConfig,
+    db: str | Path,
+    run_grid: Callable[[SweepConfig, str | Path, SweepOptions], Any],
+    options: SweepOptions,
+) -> Any:
     """Select per (task, variant), record the choices, then run the grid; returns the final
-    sweep's summary (``sweep_options`` go to :func:`~rasplab.harness.sweep.run_sweep`)."""
-    from rasplab.harness.store import ResultsStore
-    from rasplab.harness.sweep import run_sweep
-
+    sweep's summary. ``run_grid(sweep, db, options)`` runs one plain grid
+    (:func:`~rasplab.harness.sweep.run_grid`; passed in, so selection needs no import of
+    the sweep that calls it)."""
     select = dict(config.select)
     stop = select.get("stop", "all")
     if stop not in STOPS:
@@ -122,7 +130,7 @@ def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> objec
             sweep = dataclasses.replace(
                 plain, name=f"{config.name}-select", grid=grid, overrides=trimmed
             )
-            summary = run_sweep(sweep, db, **sweep_options)
+            summary = run_grid(sweep, db, options)
             with ResultsStore(db) as store:
                 got = [store.get(run_id) for run_id in summary.run_ids]
             for rec in got:
@@ -146,7 +154,7 @@ def run_selection(config: SweepConfig, db: str | Path, **sweep_options) -> objec
             "candidates_fitted": sum(r.fitted for _, r in results),
         }
     atomic_write_text(selection_path(db), json.dumps(record, indent=1, sort_keys=True))
-    return run_sweep(_with_choices(plain, record), db, **sweep_options)
+    return run_grid(_with_choices(plain, record), db, options)
 
 
 def _with_choices(plain: SweepConfig, record: dict) -> SweepConfig:

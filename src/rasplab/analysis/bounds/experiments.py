@@ -204,14 +204,13 @@ def make_figure(
     from rasplab.analysis.bounds import plots
     from rasplab.harness.sweep import run_sweep
     from rasplab.harness.sweepconfig import load_sweep
+    from rasplab.harness.validation import check_batch_runs
 
     _, option, label = check_figure(figure)
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise RasplabError(f"--epsilon must be a finite number > 0; got {epsilon!r}")
-    if batch_runs is not None and (
-        isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1
-    ):
-        raise RasplabError(f"--batch-runs must be at least 1; got {batch_runs}")
+    if batch_runs is not None:
+        check_batch_runs(batch_runs)
     sweep = load_sweep(config if config is not None else config_path(figure, quick))
     if batch_runs is None:
         batch_runs = default_batch_runs(sweep.grid)
