@@ -307,6 +307,100 @@ def _renumber(rows: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray:
     return (np.cumsum(rows) - 1)[row] * width + t
 
 
+def _layer_failures(
+    program: Program,
+    plan: _Plan,
+    attended: dict[str, np.ndarray],
+    codes: dict[str, np.ndarray],
+    valid: np.ndarray,
+    pos: np.ndarray,
+    rules: np.ndarray,
+    bad: np.ndarray | None,
+    layer: int,
+) -> dict[int, str]:
+    """Active row -> the message of its failure in ``layer`` (1-based): an undefined read, or
+    two firing rules writing one variable (``bad``); an undefined read is reported first, as
+    the reference does."""
+    width = valid.shape[1]
+    found = {}
+    if program.undefined == "raise" and plan.guarded:
+        found = _undefined_reads(program, plan, attended, codes, valid, width, layer)
+    if bad is not None:
+        conflicts = _conflicts(program, plan.rules, pos, rules, bad, width, layer)
+        found = {**dict(conflicts), **found}
+    return found
+
+
+def _fail_rows(
+    found: dict[int, str], ids: np.ndarray, size: int, errors: str, failures: dict[int, str]
+) -> np.ndarray:
+    """Record the failures ``found`` (active row -> message) in ``failures`` (by original
+    index) and return the rows that completed the layer (bool); with ``errors="raise"``
+    raise the lowest sequence's failure instead (all active rows are at this layer)."""
+    if errors == "raise":
+        row = min(found)
+        raise RasplabError(found[row] + _suffix(int(ids[row]), size))
+    ok = np.ones(len(ids), dtype=bool)
+    for row, message in found.items():
+        failures[int(ids[row])] = message
+        ok[row] = False
+    return ok
+
+
+def _retire(
+    program: Program,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    state: dict[str, np.ndarray],
+    ok: np.ndarray | None,
+    lengths: np.ndarray,
+    final_out: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Drop the rows that halted (their outputs copied into ``final_out``) or failed
+    (``ok`` False) this layer; returns the rest's ``ids``, ``valid`` and ``state``, trimmed to
+    their longest sequence."""
+    width = valid.shape[1]
+    halt = program.halt
+    drop = None if ok is None else ~ok
+    if halt is not None:
+        done = ((state[halt.var] == halt.value) | ~valid).all(axis=1)
+        if ok is not None:
+            done &= ok
+        if done.any():
+            final_out[ids[done], :width] = state[program.output][done]
+            drop = done if drop is None else drop | done
+    if drop is None or not drop.any():
+        return ids, valid, state
+    keep = ~drop
+    ids, valid = ids[keep], valid[keep]
+    width = int(lengths[ids].max(initial=0))
+    valid = np.ascontiguousarray(valid[:, :width])
+    state = {n: np.ascontiguousarray(a[keep, :width]) for n, a in state.items()}
+    return ids, valid, state
+
+
+def _after_last_layer(
+    program: Program,
+    ids: np.ndarray,
+    valid: np.ndarray,
+    state: dict[str, np.ndarray],
+    limit: int,
+    errors: str,
+    failures: dict[int, str],
+    final_out: np.ndarray,
+    size: int,
+) -> None:
+    """The rows still active after ``limit`` layers: without a halt, their outputs go into
+    ``final_out``; with one, they did not halt (raised, or recorded in ``failures``)."""
+    if program.halt is None:
+        final_out[ids, : valid.shape[1]] = state[program.output]
+        return
+    message = f"program {program.name!r} did not halt within {limit} layers"
+    if errors == "raise":
+        raise RasplabError(message + _suffix(int(ids[0]), size))
+    failures.update((int(b), message) for b in ids)
+
+
 def interpret(
     program: Program,
     batch: Sequence[Sequence[int]],
@@ -346,7 +440,6 @@ def interpret(
     recorder = TraceRecorder(program, tokens, lengths, plan.tables, state) if trace else None
     usage = _Usage(program, size) if fired else None
     names = sorted(set(table.read) | set(usage.digits if usage else ()))
-    halt = program.halt
     for layer in range(limit):
         if not len(ids):
             break
@@ -355,21 +448,10 @@ def interpret(
         codes = _codes(program, plan, attended, names)
         pos, rules = table.fire(codes, valid.ravel())
         groups, bad = _writes(table, pos, rules, valid.size)
+        found = _layer_failures(program, plan, attended, codes, valid, pos, rules, bad, layer + 1)
         ok = None  # None: every active row completes this layer; else [rows] bool
-        found = {}
-        if program.undefined == "raise" and plan.guarded:
-            found = _undefined_reads(program, plan, attended, codes, valid, width, layer + 1)
-        if bad is not None:  # an undefined read is reported first, as the reference does
-            conflicts = _conflicts(program, table, pos, rules, bad, width, layer + 1)
-            found = {**dict(conflicts), **found}
         if found:
-            if errors == "raise":  # the lowest sequence's (all active rows are at this layer)
-                row = min(found)
-                raise RasplabError(found[row] + _suffix(int(ids[row]), size))
-            ok = np.ones(len(ids), dtype=bool)
-            for row, message in found.items():
-                failures[int(ids[row])] = message
-                ok[row] = False
+            ok = _fail_rows(found, ids, size, errors, failures)
             groups = [(n, w[k], r[k]) for n, w, r in groups for k in [ok[w // width]]]
             kept = ok[pos // width]
             pos, rules = pos[kept], rules[kept]
@@ -383,28 +465,9 @@ def interpret(
             else:  # a failed sequence's trace ends with its last completed layer
                 att, after = ({n: a[ok] for n, a in x.items()} for x in (attended, state))
                 recorder.record(ids[ok], att, after, _renumber(ok, pos, width), rules)
-        drop = None if ok is None else ~ok
-        if halt is not None:
-            done = ((state[halt.var] == halt.value) | ~valid).all(axis=1)
-            if ok is not None:
-                done &= ok
-            if done.any():
-                final_out[ids[done], :width] = state[program.output][done]
-                drop = done if drop is None else drop | done
-        if drop is not None and drop.any():
-            keep = ~drop
-            ids, valid = ids[keep], valid[keep]
-            width = int(lengths[ids].max(initial=0))
-            valid = np.ascontiguousarray(valid[:, :width])
-            state = {n: np.ascontiguousarray(a[keep, :width]) for n, a in state.items()}
+        ids, valid, state = _retire(program, ids, valid, state, ok, lengths, final_out)
     if len(ids):
-        if halt is not None:
-            message = f"program {program.name!r} did not halt within {limit} layers"
-            if errors == "raise":
-                raise RasplabError(message + _suffix(int(ids[0]), size))
-            failures.update((int(b), message) for b in ids)
-        else:
-            final_out[ids, : valid.shape[1]] = state[program.output]
+        _after_last_layer(program, ids, valid, state, limit, errors, failures, final_out, size)
     outputs = [None if b in failures else final_out[b, : lengths[b]].tolist() for b in range(size)]
     return BatchRun(
         outputs,

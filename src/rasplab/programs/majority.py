@@ -57,7 +57,21 @@ def build_majority(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
     """The program for strings of 1..``max_length`` letters."""
     if not isinstance(max_length, int) or max_length < 1:
         raise RasplabError(f"max_length must be a positive int, got {max_length!r}")
-    variables = {
+    return program(
+        _variables(max_length),
+        _heads(max_length),
+        builder(_rules(max_length)),
+        output="answer",
+        input_range=V + 1,
+        halt=("step", 4),
+        max_layers=4,
+        name="majority",
+    )
+
+
+def _variables(max_length: int) -> dict:
+    """The program's variables for strings of up to ``max_length`` letters."""
+    return {
         "token": input_var(V + 1),
         "bos": numeric_var(values=(0.0, 1.0), input_init_fn=lambda t: float(t == BOS)),
         "same": set_var(
@@ -83,7 +97,11 @@ def build_majority(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
         ),
         "answer": var(V),
     }
-    heads = {
+
+
+def _heads(max_length: int) -> dict:
+    """The program's four heads: letter frequency, most frequent, first such, its letter."""
+    return {
         "freq": qkv(
             "same",
             "token",
@@ -94,6 +112,10 @@ def build_majority(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
         "first": qkv("smaller", "cand", "bos", output=_FLAG),
         "pick": qkv("one", "winner", "letter"),
     }
+
+
+def _rules(max_length: int):
+    """The MLP's builder callback: one step per layer (count, candidates, winner, answer)."""
 
     def rules(m) -> None:
         for step in m.get("step"):
@@ -125,16 +147,7 @@ def build_majority(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
                     if old == 0:
                         m.set("answer", int(pick))
 
-    return program(
-        variables,
-        heads,
-        builder(rules),
-        output="answer",
-        input_range=V + 1,
-        halt=("step", 4),
-        max_layers=4,
-        name="majority",
-    )
+    return rules
 
 
 def _letters(text: str) -> list[str]:

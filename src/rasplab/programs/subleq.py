@@ -126,10 +126,21 @@ def _memory(words: Sequence[int], memory_size: int, min_value: int, max_value: i
 
 
 def _mlp_parts(m: int, lo: int, hi: int) -> list:
-    """The MLP as independent functions (each writes its own variables; rules are concatenated)."""
-    vid = lambda v: v - lo  # noqa: E731  (value -> value id)
-    val = lambda i: i + lo  # noqa: E731  (value id -> value)
-    reset = vid(0)
+    """The MLP as independent functions (each writes its own variables; rules are concatenated):
+    the fetch step's, then the execute step's."""
+    return [*_fetch_parts(m, lo), *_execute_parts(m, lo, hi)]
+
+
+def _ids(lo: int) -> tuple:
+    """(value -> value id, value id -> value, the id of 0, which marks a slot as reset)."""
+    vid = lambda v: v - lo  # noqa: E731
+    val = lambda i: i + lo  # noqa: E731
+    return vid, val, vid(0)
+
+
+def _fetch_parts(m: int, lo: int) -> list:
+    """The fetch step's functions: the next pc and its three words, bad addresses, ``isb``."""
+    _, val, reset = _ids(lo)
 
     def fetch_src(x):
         """The next pc: ``tgt`` if the last step jumped, else ``pcn``."""
@@ -175,6 +186,21 @@ def _mlp_parts(m: int, lo: int, hi: int) -> list:
         if x["state"] == FETCH:
             x["tgt"], x["pcn"], x["jump"] = reset, reset, 0
 
+    return [
+        fetch_state,
+        fetch_pc,
+        *(fetch_word(w) for w in range(3)),
+        fetch_bad(0),
+        fetch_bad(1),
+        fetch_isb,
+        fetch_resets,
+    ]
+
+
+def _execute_parts(m: int, lo: int, hi: int) -> list:
+    """The execute step's functions: subtract, jump, the next state, pc and target, resets."""
+    vid, val, reset = _ids(lo)
+
     def execute_sub(x):
         if x["state"] == EXECUTE and x["isb"] == 1:
             delta = val(x["mem_a"])
@@ -204,13 +230,6 @@ def _mlp_parts(m: int, lo: int, hi: int) -> list:
             x["pc"], x["a"], x["b"], x["c"], x["isb"] = reset, reset, reset, reset, 0
 
     return [
-        fetch_state,
-        fetch_pc,
-        *(fetch_word(w) for w in range(3)),
-        fetch_bad(0),
-        fetch_bad(1),
-        fetch_isb,
-        fetch_resets,
         execute_sub,
         execute_jump,
         execute_state,

@@ -48,6 +48,8 @@ from rasplab.tasks.ptg.program import (
 MAX_STEPS = 1_000_000
 
 
+# long: the tracer's hot loop, one inline branch per opcode; a function call per executed
+# line would slow the fast path that benchmarks/bench_ptg.py times against the settrace one
 def trace(program: Program, inputs, first_line: int = 1) -> list[str]:
     """The execution trace of ``program`` called with ``inputs`` (``(name, value)`` pairs).
 
