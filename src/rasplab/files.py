@@ -165,6 +165,18 @@ def write_file(path: str | Path, data: bytes, what: str = "output") -> None:
         tmp.unlink(missing_ok=True)
 
 
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` in one step (:func:`write_file`), creating its folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file(path, data, "file")
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write text to ``path`` in one step (see :func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode())
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically with Linux ``renameat2(RENAME_EXCHANGE)``; False when the
     system (or its file system) cannot, so that the caller falls back to two renames."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP
+from rasplab.files import atomic_write_bytes
 
 
 def _overrides(pairs: list[str]) -> dict:
@@ -36,7 +37,6 @@ def trace_record(name: str, config: str | None, sets: list[str], out: str | None
     from rasplab.analysis.trace_config import load_trace_config
     from rasplab.analysis.trace_figure import trace_figure
     from rasplab.analysis.trace_supervision import trace_supervise
-    from rasplab.harness.checkpoint import atomic_write_bytes
     from rasplab.programs.loading import resolve_program
 
     cfg = load_trace_config(config, _overrides(sets))

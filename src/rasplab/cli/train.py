@@ -33,7 +33,8 @@ def train_command(
     from rasplab.harness.claims import Heartbeat, claim, holder, owner_id
     from rasplab.harness.store import finite_json
     from rasplab.harness.sweep import runs_dir_for, validate_runs
-    from rasplab.reports.plots import run_curves_figure, save_figure
+    from rasplab.plotting import save_figure
+    from rasplab.reports.plots import run_curves_figure
 
     config_path, overrides = split_args(args)
     config = load_config(config_path, overrides)

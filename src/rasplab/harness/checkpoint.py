@@ -1,4 +1,4 @@
-"""Checkpoints as safetensors (model, AdamW state, training state) and atomic file writes.
+"""Checkpoints as safetensors (model, AdamW state, training state).
 
 A checkpoint is one ``.safetensors`` file: tensors ``model/<name>`` and ``optim/<i>/<key>``,
 and JSON metadata holding the optimizer's parameter groups and the trainer's state (step,
@@ -16,21 +16,18 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, safe_open, save_file
 
 from rasplab.errors import RasplabError
-from rasplab.files import publish, temp_file, write_file
+from rasplab.files import atomic_write_bytes, atomic_write_text, publish, temp_file
 
 FORMAT = "rasplab-checkpoint-1"
 
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_file(path, data, "file")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write text atomically (see :func:`atomic_write_bytes`)."""
-    atomic_write_bytes(Path(path), text.encode())
+__all__ = [
+    "FORMAT",
+    "atomic_write_bytes",  # moved to rasplab.files; still importable from here
+    "atomic_write_text",
+    "load_checkpoint",
+    "read_checkpoint",
+    "save_checkpoint",
+]
 
 
 def _tensor_dict(model: torch.nn.Module, optimizer: torch.optim.Optimizer | None) -> dict:

@@ -571,6 +571,6 @@ def load_config(
 
 def save_config(config: ExperimentConfig, path: str | Path) -> None:
     """Write the resolved config as YAML (atomically)."""
-    from rasplab.harness.checkpoint import atomic_write_text
+    from rasplab.files import atomic_write_text
 
     atomic_write_text(Path(path), yaml.safe_dump(config.to_dict(), sort_keys=False))

@@ -23,7 +23,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from rasplab.harness.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
+from rasplab.files import atomic_write_text
+from rasplab.harness.checkpoint import load_checkpoint, save_checkpoint
 from rasplab.harness.config import ExperimentConfig, TrainConfig, save_config
 from rasplab.harness.encoding import encoded_test_set
 from rasplab.harness.evaluate import evaluate

@@ -4,12 +4,8 @@ training length."""
 
 from __future__ import annotations
 
-import os
 import statistics
-import tempfile
 from pathlib import Path
-
-from rasplab.files import publish
 
 
 def by_length_series(rows: list[dict]) -> dict[str, dict[int, list[float]]]:
@@ -31,10 +27,7 @@ def by_length_series(rows: list[dict]) -> dict[str, dict[int, list[float]]]:
 
 def plot_by_length(rows: list[dict], path: str | Path) -> Path:
     """Write the PNG (atomically) and return its path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from rasplab.plotting import plt, save_figure  # start-up time: matplotlib
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, points in sorted(by_length_series(rows).items()):
@@ -50,13 +43,5 @@ def plot_by_length(rows: list[dict], path: str | Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=path.parent or ".")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120)
-        publish(tmp, path)
-    finally:
-        plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    save_figure(fig, path, dpi=120, tight=False)
     return path

@@ -39,7 +39,7 @@ def build_report(
     (a sweep config's current grid, so that runs of an earlier version of the config, still
     in the database, do not mix into its tables).
     """
-    from rasplab.harness.checkpoint import atomic_write_text
+    from rasplab.files import atomic_write_text
     from rasplab.harness.store import ResultsStore
     from rasplab.reports import plots, slices, tables
 

@@ -10,43 +10,25 @@
 
 from __future__ import annotations
 
-import io
-import math
-from pathlib import Path
+from rasplab.bins import bin_order, is_bin
+from rasplab.plotting import panel_grid, plt, save_figure
+from rasplab.reports.aggregate import GroupSummary
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from rasplab.bins import bin_order, is_bin  # noqa: E402
-from rasplab.harness.checkpoint import atomic_write_bytes  # noqa: E402
-from rasplab.reports.aggregate import GroupSummary  # noqa: E402
-
-
-def save_figure(fig, path: Path) -> None:
-    """Render ``fig`` to PNG and write it atomically; close the figure."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    atomic_write_bytes(Path(path), buffer.getvalue())
-
-
-def _grid(n: int, width: float = 3.6, height: float = 2.8):
-    """A figure with ``n`` panels in rows of at most four; returns (figure, flat axes list)."""
-    cols = min(4, max(1, n))
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
-    flat = list(axes.flat)
-    for ax in flat[n:]:
-        ax.set_visible(False)
-    return fig, flat[:n]
+_grid = panel_grid  # the old private name, which reports.slices used
+__all__ = [
+    "accuracy_by_bin_figure",
+    "accuracy_table_figure",
+    "plt",
+    "run_curves_figure",
+    "save_figure",  # from rasplab.plotting; still importable from here
+    "training_curves_figure",
+]
 
 
 def accuracy_by_bin_figure(groups: list[GroupSummary], records):
     """Accuracy by length bin per task and variant, with the spread over seeds."""
     tasks = sorted({g.task for g in groups})
-    fig, axes = _grid(len(tasks))
+    fig, axes = panel_grid(len(tasks))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     labels = sorted({g.label for g in groups})
     color = {label: colors[i % len(colors)] for i, label in enumerate(labels)}
@@ -118,7 +100,7 @@ def training_curves_figure(records):
     """In-distribution accuracy (first bin) against training step, one line per run."""
     runs = [r for r in records if r.curves]
     tasks = sorted({r.task for r in runs})
-    fig, axes = _grid(len(tasks))
+    fig, axes = panel_grid(len(tasks))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     variants = sorted({r.variant for r in runs})
     for ax, task in zip(axes, tasks):

@@ -133,11 +133,11 @@ def slices_csv(records) -> str:
 
 def accuracy_by_slice_figure(groups: list[GroupSummary], records):
     """One panel per (task, slice): accuracy against the value per setting, seeds pooled."""
-    from rasplab.reports.plots import _grid
+    from rasplab.plotting import panel_grid
 
     panels = [(t, s) for t in sorted({g.task for g in groups}) for s in slice_names(
         [r for r in records if r.task == t])]  # fmt: skip
-    fig, axes = _grid(len(panels), width=4.6, height=3.0)
+    fig, axes = panel_grid(len(panels), width=4.6, height=3.0)
     for ax, (task, name) in zip(axes, panels):
         limit = None
         for g in (g for g in groups if g.task == task):

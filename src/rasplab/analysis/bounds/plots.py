@@ -1,4 +1,4 @@
-"""Seed 004's figures drawn from the experiment summaries (PNG via the reports' Agg backend).
+"""Seed 004's figures drawn from the experiment summaries (PNG via rasplab.plotting).
 
 Figures 1 and 2 have three panes: test loss against test length per training length N
 (left, the smallest x), the limiting loss against N per x (middle), and the right pane: for
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from rasplab.reports.plots import plt, save_figure  # noqa: F401  (save_figure re-exported)
+from rasplab.plotting import plt, save_figure  # noqa: F401  (save_figure re-exported)
 
 
 def loss_figure(figure: int, curves, needed: dict, line: tuple, label: str, epsilon: float):

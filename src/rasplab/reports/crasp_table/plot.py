@@ -11,14 +11,8 @@ prediction.
 
 from __future__ import annotations
 
-import io
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from rasplab.reports.crasp_table.table import CraspTable  # noqa: E402
+from rasplab.plotting import plt, png_bytes
+from rasplab.reports.crasp_table.table import CraspTable
 
 VERDICT_COLORS = {
     "yes": (0.55, 0.80, 0.55),
@@ -121,11 +115,7 @@ def table_figure(table: CraspTable):
 
 def table_figure_png(table: CraspTable) -> bytes:
     """The figure rendered to PNG bytes."""
-    fig = table_figure(table)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    return png_bytes(table_figure(table))
 
 
 __all__ = ["table_figure", "table_figure_png"]

@@ -171,7 +171,7 @@ def build_table(
 def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
     """Write ``crasp_table.md``, ``crasp_table.csv`` and ``crasp_table.png`` into ``out_dir``
     (everything rendered before the first file is written; each file written atomically)."""
-    from rasplab.harness.checkpoint import atomic_write_bytes, atomic_write_text
+    from rasplab.files import atomic_write_bytes, atomic_write_text
     from rasplab.reports.crasp_table.plot import table_figure_png
     from rasplab.reports.crasp_table.text import csv_text, markdown
 
