@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from rasplab.errors import RasplabError
-from rasplab.harness.checkpoint import atomic_write_text
+from rasplab.files import atomic_write_text
 from rasplab.harness.config import flatten
 from rasplab.harness.store import ResultsStore
 from rasplab.harness.sweepconfig import SweepConfig

@@ -284,7 +284,7 @@ def _bound_columns(q: dict) -> dict:
 
 def _write(out: Path, figure: int, summary: dict, markdown: str) -> None:
     """The JSON summary and the markdown table, written atomically."""
-    from rasplab.harness.checkpoint import atomic_write_text
+    from rasplab.files import atomic_write_text
 
     atomic_write_text(out / f"fig{figure}.json", json.dumps(summary, indent=1))
     atomic_write_text(out / f"fig{figure}.md", markdown)
