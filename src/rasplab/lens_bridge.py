@@ -89,9 +89,11 @@ def boot_bridge(config: dict, tensors: dict[str, torch.Tensor], dtype: torch.dty
             shared[id(given)] = torch.nn.Parameter(given.to(dtype), requires_grad=False)
         setattr(module, name, shared[id(given)])
     for module in bridge.original_model.modules():
+        fresh = type(module)(cfg) if type(module).__name__ == "NativeRotary" else None
         for name, value in list(module.named_buffers(recurse=False)):
             keep = name not in module._non_persistent_buffers_set
-            module.register_buffer(name, _buffer(name, value, cfg.n_ctx), persistent=keep)
+            real = getattr(fresh, name) if fresh is not None else _buffer(name, value, cfg.n_ctx)
+            module.register_buffer(name, real, persistent=keep)
     bridge.export_config = dict(config)  # what save_bridge writes
     return bridge.eval()
 
@@ -109,10 +111,16 @@ def _parameters(bridge):
 
 def _buffer(name: str, meta: torch.Tensor, n_ctx: int) -> torch.Tensor:
     """A real tensor for a native buffer left on the meta device: the causal mask (True
-    above the diagonal), zeros otherwise (the head's absent bias)."""
+    above the diagonal) or the head's absent bias (zeros); the rotary tables are rebuilt
+    by their own module (above). Any other buffer is an error, not a silent zero."""
     if name == "causal_mask":
         return torch.triu(torch.ones(n_ctx, n_ctx, dtype=torch.bool), diagonal=1)
-    return torch.zeros(meta.shape, dtype=meta.dtype)
+    if name == "bias":
+        return torch.zeros(meta.shape, dtype=meta.dtype)
+    raise RasplabError(
+        f"this TransformerLens release has a native buffer {name!r} rasplab "
+        "does not know how to fill"
+    )
 
 
 def save_bridge(bridge, directory: str | Path) -> Path:
