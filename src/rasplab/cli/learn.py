@@ -78,6 +78,34 @@ def _lang_run(path: str, out: str | None, as_json: bool) -> None:
 
 _ARGS = typer.Argument(None, metavar="TASK [KEY=VALUE]...")
 
+KEYS = (
+    ("task_options.k", "6", "symbols (5 for rasp_reverse and rasp_sort)"),
+    ("task_options.max_len", "8", "tokens per input, start token included (16 for Dyck)"),
+    ("task_options.max_digits", "5", "rasp_addition only: digits per input"),
+    ("layers", "1", "layers"),
+    ("cat_heads", "2", "categorical heads per layer"),
+    ("count_heads", "2", "counting heads per layer"),
+    ("mlps", "2", "lookup-table MLPs per layer"),
+    ("reads", "2", "variables each MLP reads (must be 2)"),
+    ("width", "0", "values per variable (0: the task's vocabulary or positions)"),
+    ("epochs", "40", "epochs"),
+    ("batch_size", "256", "examples per step"),
+    ("lr", "0.05", "Adam's learning rate (finite, > 0)"),
+    ("tau_start", "3.0", "Gumbel temperature at the start (finite, > 0)"),
+    ("tau_end", "0.02", "Gumbel temperature at the end (<= tau_start)"),
+    ("seed", "0", "initial weights and training noise"),
+    ("data_seed", "0", "the datasets"),
+    ("train_n", "16000", "training examples (>= 1)"),
+    ("val_n", "2000", "validation examples (>= 1)"),
+    ("test_n", "2000", "test examples (>= 1)"),
+    ("verify_length", "4", "program == model on every input up to this many symbols"),
+    ("random_checks", "500", "random inputs up to twice the training length"),
+    ("test_beyond", "0", "lengths past training to score"),
+    ("test_per_length", "200", "examples per length with test_beyond"),
+)
+"""Every ``KEY=VALUE`` of ``rasplab learn``, its default and meaning (``--help`` lists them;
+a test checks them against :class:`rasplab.learned.LearnConfig`)."""
+
 
 def learn_command(
     args: list[str] = _ARGS,
@@ -115,8 +143,13 @@ def learn_command(
         raise typer.Exit(1) from err
     except RasplabError:
         raise
+    from rasplab.learned.coverage import warning
+
+    unseen = warning(result)
+    if unseen is not None:
+        say(unseen)
     if as_json:
-        print(json.dumps(result))
+        print(json.dumps(result, allow_nan=False))
     else:
         print(
             f"{config.task}: test accuracy {result['test_accuracy']:.4f}, program accuracy "
@@ -150,3 +183,12 @@ def _summary_line(row: dict) -> str:
         f"{row['best_program_accuracy']:.4f}, agreement {row['min_agreement']:.4f}, "
         f"rasplab.lang export {row['lang_exported']}/{row['seeds']}"
     )
+
+
+learn_command.__doc__ = (
+    "Train a discrete transformer on a RASP task, decompile it, verify program == model.\n\n"
+    "A warning on stderr names the labels the training set never contains (test accuracy "
+    "cannot measure them); result.json lists them with the program's answers.\n\n"
+    "\b\nKEY=VALUE options (default):\n"
+    + "\n".join(f"  {key}={default}  {meaning}" for key, default, meaning in KEYS)
+)

@@ -18,25 +18,34 @@ TypeError: LearnConfig.__init__() got an unexpected keyword argument 'bogus'
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from rasplab.errors import RasplabError
+from rasplab.seeding import check_seed
 
-POSITIVE = ("layers", "epochs", "batch_size", "reads", "verify_length")
+POSITIVE = (
+    "layers",
+    "epochs",
+    "batch_size",
+    "reads",
+    "verify_length",
+    "train_n",
+    "val_n",
+    "test_n",
+)
 NON_NEGATIVE = (
     "cat_heads",
     "count_heads",
     "mlps",
-    "seed",
-    "data_seed",
     "width",
-    "train_n",
-    "val_n",
-    "test_n",
     "random_checks",
     "test_beyond",
     "test_per_length",
 )
+MAX_VERIFY_INPUTS = 1_000_000
+"""The most inputs ``verify_length`` may enumerate (every input up to that length is kept in
+memory and run through program and model)."""
 
 
 @dataclass(frozen=True)
@@ -75,16 +84,13 @@ class LearnConfig:
     test_per_length: int = 200
 
     def __post_init__(self) -> None:
-        for name in POSITIVE:
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise RasplabError(
-                    f"learn.{name} must be an integer >= 1; got {getattr(self, name)!r}"
-                )
-        for name in NON_NEGATIVE:
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise RasplabError(
-                    f"learn.{name} must be an integer >= 0; got {getattr(self, name)!r}"
-                )
+        for name in POSITIVE + NON_NEGATIVE:
+            value, low = getattr(self, name), 1 if name in POSITIVE else 0
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                why = " (an accuracy on no examples is not measured)" if "_n" in name else ""
+                raise RasplabError(f"learn.{name} must be an integer >= {low}{why}; got {value!r}")
+        for name in ("seed", "data_seed"):
+            check_seed(getattr(self, name), f"learn.{name}")
         if self.cat_heads + self.count_heads < 1:
             raise RasplabError("learn.cat_heads + learn.count_heads must be >= 1 per layer")
         if self.reads != 2:
@@ -93,14 +99,29 @@ class LearnConfig:
             )
         for name in ("lr", "tau_start", "tau_end"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or value <= 0:
-                raise RasplabError(f"learn.{name} must be a number > 0; got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise RasplabError(f"learn.{name} must be a finite number > 0; got {value!r}")
         if self.tau_end > self.tau_start:
             raise RasplabError(
                 f"learn.tau_end ({self.tau_end}) must not exceed learn.tau_start ({self.tau_start})"
             )
         if not isinstance(self.task_options, dict):
             raise RasplabError("learn.task_options must be a mapping, e.g. {k: 6, max_len: 8}")
+
+    def check_verify_length(self, symbols: int) -> None:
+        """Refuse a ``verify_length`` whose inputs (``symbols`` per position) are too many to
+        enumerate, before any training."""
+        count = sum(symbols**n for n in range(1, self.verify_length + 1))
+        if count > MAX_VERIFY_INPUTS:
+            raise RasplabError(
+                f"learn.verify_length {self.verify_length} means {count:,} inputs of "
+                f"{symbols} symbols to check; at most {MAX_VERIFY_INPUTS:,} can be, so lower it"
+            )
 
     def to_dict(self) -> dict:
         """Plain data (for ``config.json``)."""

@@ -10,7 +10,9 @@ last six per seed in :func:`finish`:
 5. decompile it into a standalone Python program;
 6. verify program == model on the test set, every input up to ``verify_length`` symbols
    and ``random_checks`` random inputs up to twice the training length;
-7. score the program against the task's labels (separately from the model);
+7. score the program against the task's labels (separately from the model), and list the
+   labels the training set never contains with the program's answers on inputs that have
+   them (:mod:`rasplab.learned.coverage`: test accuracy cannot measure those);
 8. with ``test_beyond`` > 0, score model and program at each length past the training
    length (and check they still agree there);
 9. write the run directory (only when every check passed).
@@ -36,6 +38,7 @@ from pathlib import Path
 
 from rasplab.errors import RasplabError
 from rasplab.learned.config import LearnConfig
+from rasplab.learned.coverage import unseen_behaviour
 from rasplab.learned.data import encode
 from rasplab.learned.decompile import decompile, load_learned_program
 from rasplab.learned.model import DiscreteTransformer, Shape
@@ -64,6 +67,7 @@ def build(config: LearnConfig, seeds: tuple[int, ...] | None = None):
             f"unknown task {config.task!r} for learn; choose one of: {', '.join(rasp)}"
         )
     task = get_task(config.task, **config.task_options)
+    config.check_verify_length(len(task.symbols))
     if config.test_beyond and getattr(task, "hints", False):
         raise RasplabError(
             f"test_beyond needs inputs past the training length, and {task.name}'s carry hint "
@@ -153,6 +157,8 @@ def finish(config: LearnConfig, task, trained, i: int, splits: dict, batches: di
         "example": list(example) if example is not None else None,
         "lang": lang,
     }
+    probes = [ex for examples in checks.values() for ex in examples]
+    result |= unseen_behaviour(task, splits["train"], run, probes)
     if config.test_beyond:
         result["by_length"] = by_length(config, task, model, run)
     return result, source, model, listing

@@ -1,8 +1,10 @@
 """A run directory: ``config.json`` (the resolved config), ``model.safetensors`` (the
 weights), ``program.py`` (the decompiled program), ``result.json`` and, when the model exports to
 rasplab.lang, ``program_lang.txt`` (that program's listing). Written to a temporary
-sibling folder and renamed, so a failed run leaves nothing behind; read back with one clear
-error for anything missing or corrupt.
+sibling folder and swapped in whole (an earlier run there is exchanged for the new one in one
+step, :func:`rasplab.files.replace_dir`), so a failed run leaves nothing behind and a killed
+one leaves the earlier run intact; the JSON files are strict (no NaN or Infinity). Read back
+with one clear error for anything missing or corrupt.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from rasplab.errors import RasplabError
-from rasplab.files import current_umask, publish
+from rasplab.files import current_umask, replace_dir
 from rasplab.learned.config import LearnConfig, config_from_dict
 from rasplab.learned.model import DiscreteTransformer
 
@@ -46,18 +48,18 @@ def save_run(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        (tmp / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+        (tmp / "config.json").write_text(
+            json.dumps(config.to_dict(), indent=2, allow_nan=False) + "\n"
+        )
         save_file(
             {k: v.contiguous() for k, v in model.state_dict().items()}, tmp / "model.safetensors"
         )
         (tmp / "program.py").write_text(source)
         if lang_listing is not None:
             (tmp / "program_lang.txt").write_text(lang_listing)
-        (tmp / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+        (tmp / "result.json").write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
         (tmp / "model.safetensors").chmod(0o666 & ~current_umask())
-        if out.exists():
-            shutil.rmtree(out)
-        publish(tmp, out, directory=True)
+        replace_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
