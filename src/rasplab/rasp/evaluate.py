@@ -39,11 +39,14 @@ def evaluate(program: RASPExpr, xs: Sequence[Value]) -> list:
     return evaluate_all(program, xs)[id(program)]
 
 
-def evaluate_all(program: RASPExpr, xs: Sequence[Value]) -> dict[int, list]:
-    """Every expression's value on ``xs``, keyed by ``id(expr)``."""
+def evaluate_all(
+    program: RASPExpr, xs: Sequence[Value], order: Sequence[RASPExpr] | None = None
+) -> dict[int, list]:
+    """Every expression's value on ``xs``, keyed by ``id(expr)``; ``order`` (from
+    :func:`~rasplab.rasp.graph.nodes`) saves walking the program again for each input."""
     xs = list(xs)
     out: dict[int, list] = {}
-    for expr in nodes(program):
+    for expr in nodes(program) if order is None else order:
         out[id(expr)] = _one(expr, xs, out)
     return out
 

@@ -73,6 +73,27 @@ def _sorted(expr: RASPExpr, values: Iterable[Any]) -> tuple:
     return tuple(sorted(out, key=value_order))
 
 
+def merge_close(values: tuple) -> tuple:
+    """Numbers that differ only by float rounding (relative 1e-9) kept once, the first.
+
+    >>> merge_close((0.3, 0.30000000000000004, 0.5, "a"))
+    (0.3, 0.5, 'a')
+    """
+    out: list = []
+    for v in values:
+        if out and _close(out[-1], v):
+            continue
+        out.append(v)
+    return tuple(out)
+
+
+def _close(a: Any, b: Any) -> bool:
+    numbers = (bool, int, float)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)) or a == b:
+        return False
+    return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)), abs(float(b)))
+
+
 def _apply(f: Callable, args: tuple) -> tuple[bool, Any]:
     """``(True, f(*args))``, or ``(False, None)`` where f raises an ArithmeticError."""
     try:
@@ -90,7 +111,8 @@ def _mapped(expr: RASPExpr, f: Callable, inputs: list[ValueSet]) -> ValueSet:
             none = True
         elif ok:
             results.append(y)
-    return ValueSet(_sorted(expr, results), none)
+    out = _sorted(expr, results)
+    return ValueSet(merge_close(out) if rasp.is_numerical(expr) else out, none)
 
 
 def _means(expr: RASPExpr, values: tuple, max_seq_len: int) -> list:
@@ -145,7 +167,7 @@ def _infer_one(expr: rasp.SOp, sets: dict, vocab: Iterable[Any], n: int) -> Valu
         inner = sets[id(expr.sop)]
         if rasp.is_numerical(expr):
             empty = 0 if expr.default is None else expr.default
-            return ValueSet(_sorted(expr, [*_means(expr, inner.values, n), empty]))
+            return ValueSet(merge_close(_sorted(expr, [*_means(expr, inner.values, n), empty])))
         if expr.default is None:
             return ValueSet(inner.values, True)
         return ValueSet(_sorted(expr, [*inner.values, expr.default]), inner.may_none)
