@@ -80,3 +80,23 @@ def test_selection_and_bad_input(reverse_run, tmp_path):
     assert select_best([worse, s]) == [s]
     with pytest.raises(RasplabError, match="no finished run"):
         run_score(str(tmp_path))
+
+
+def test_report_option_writes_the_scores_of_the_store(tmp_path, capsys):
+    from rasplab.cli import main
+    from rasplab.harness.store import ResultsStore
+
+    config = _config("parity_check")
+    run_dir = tmp_path / "runs" / "p"
+    result = train(config, run_dir=run_dir)
+    db = tmp_path / "results.sqlite"
+    with ResultsStore(db) as store:
+        store.register(config, run_dir=str(run_dir))
+        store.finish(result)
+    with pytest.raises(SystemExit) as done:
+        main(["report", "--db", str(db), "--chomsky-score", "--paper-selection"])
+    assert done.value.code in (0, None)
+    table = (tmp_path / "report" / "chomsky_score.md").read_text().splitlines()
+    assert len(table) == 3 and table[2].startswith("| parity_check | nope | 0 |")
+    want = run_score(str(run_dir))
+    assert f"| {100 * want.score:.1f} |" in table[2]

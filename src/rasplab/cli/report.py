@@ -21,6 +21,18 @@ def report_command(
     config: str = typer.Option(
         None, "--config", help="only the runs of this sweep config's current grid"
     ),
+    chomsky: bool = typer.Option(
+        False,
+        "--chomsky-score",
+        help="also write chomsky_score.md/.json: Delétang et al.'s score (per-token accuracy "
+        "per length, averaged over 41-500) of each Chomsky-hierarchy run",
+    ),
+    paper_selection: bool = typer.Option(
+        False,
+        "--paper-selection",
+        help="with --chomsky-score: per task and variant only the best run over seeds and "
+        "learning rates (the paper's selection)",
+    ),
 ) -> None:
     """Rebuild runs.csv, summary.md/csv and the PNG plots from the results database."""
     from rasplab.reports import build_report
@@ -30,3 +42,22 @@ def report_command(
     say(f"report of {report.runs} runs ({report.finished} finished) in {report.out_dir}:")
     for path in report.files:
         say(f"  {path}")
+    if chomsky:
+        _chomsky_score(db, Path(report.out_dir), grid, paper_selection)
+
+
+def _chomsky_score(db: str, out_dir: Path, grid, selected: bool) -> None:
+    """Write chomsky_score.md and .json (rasplab.reports.chomsky_score) into ``out_dir``."""
+    import json
+
+    from rasplab.harness.checkpoint import atomic_write_text
+    from rasplab.reports.chomsky_score import markdown, select_best, store_scores
+
+    scores = store_scores(db, grid)
+    if selected:
+        scores = select_best(scores)
+    atomic_write_text(out_dir / "chomsky_score.md", markdown(scores, selected))
+    records = json.dumps([s.to_json() for s in scores], indent=1)
+    atomic_write_text(out_dir / "chomsky_score.json", records + "\n")
+    say(f"  {out_dir / 'chomsky_score.md'} ({len(scores)} runs)")
+    say(f"  {out_dir / 'chomsky_score.json'}")

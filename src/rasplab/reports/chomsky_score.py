@@ -153,3 +153,43 @@ def select_best(scores: Iterable[ChomskyScore]) -> list[ChomskyScore]:
         if key not in best or s.score > best[key].score:
             best[key] = s
     return list(best.values())
+
+
+def store_scores(db: str, run_ids: list[str] | None = None) -> list[ChomskyScore]:
+    """The paper's score of every finished Chomsky-task run of the store ``db`` that kept its
+    run folder (optionally only ``run_ids``), in the store's order."""
+    from rasplab.harness.store import ResultsStore
+    from rasplab.tasks import get_task
+
+    with ResultsStore(db, create=False) as store:
+        records = store.runs(status="done")
+    wanted = None if run_ids is None else set(run_ids)
+    out = []
+    for r in records:
+        if wanted is not None and r.run_id not in wanted:
+            continue
+        if r.run_dir is None or not isinstance(get_task(r.task), ChomskyTask):
+            continue
+        out.append(run_score(r.run_dir, r.run_id))
+    return out
+
+
+def markdown(scores: list[ChomskyScore], selected: bool = False) -> str:
+    """A Markdown table: task, variant, seed, learning rate, the paper's score and rasplab's
+    whole-sequence accuracy per bin (in %).
+
+    >>> s = ChomskyScore("r", "bucket_sort", "nope", 0, 1e-3, 0.5, {}, {"41-100": 0.25}, 9)
+    >>> print(markdown([s]).splitlines()[2])
+    | bucket_sort | nope | 0 | 0.001 | 50.0 | 25.0 |
+    """
+    bins = sorted({b for s in scores for b in s.sequence_by_bin}, key=lambda b: Bin.parse(b))
+    title = "score (best over seeds and lr)" if selected else "score"
+    head = ["task", "variant", "seed", "lr", f"paper {title}", *(f"whole {b}" for b in bins)]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for s in scores:
+        cells = [s.task, s.variant, str(s.seed), f"{s.learning_rate:g}", f"{100 * s.score:.1f}"]
+        cells += [
+            f"{100 * s.sequence_by_bin[b]:.1f}" if b in s.sequence_by_bin else "–" for b in bins
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
