@@ -15,7 +15,7 @@ the evaluator itself fails (a categorical Aggregate selecting different values, 
 >>> model = compile_rasp_to_model(lib.make_hist(), {"a", "b"}, 6)
 >>> report = verify(model, exhaustive=40, samples=20)
 >>> report.exhaustive_length, report.inputs, report.values_compared, report.disagreements
-(4, 50, 228, [])
+(4, 50, 426, [])
 """
 
 from __future__ import annotations
