@@ -64,8 +64,9 @@ class RandomizedAbsolute(PositionalEncoding):
         return self.positions(length, seeded)
 
     def table_rows(self, positions: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-        """Vectors [T, D] of the given positions."""
-        raise NotImplementedError  # each table defines it
+        """Vectors [T, D] of the given positions: rows of the fixed ``table`` buffer (a
+        learned table overrides this)."""
+        return self.table[positions].to(like.device, like.dtype)
 
     def embed(self, like, offset, pad_mask=None, reference=False):
         """The vectors of :meth:`draw`'s positions, [1, T, D] (offsets are not used)."""
@@ -80,10 +81,6 @@ class RandomSinusoidal(RandomizedAbsolute):
         super().__init__(config, max_positions)
         table = sinusoidal_table(self.range, self.width)[0] * (INIT_STD * math.sqrt(2.0))
         self.register_buffer("table", table.to(torch.float32), persistent=False)
-
-    def table_rows(self, positions, like):
-        """Rows of the fixed table (sin in even columns, cos in odd ones)."""
-        return self.table[positions].to(like.device, like.dtype)
 
 
 class RandomLearned(RandomizedAbsolute):

@@ -14,6 +14,7 @@ same bytes everywhere. Where rasplab's encoding differs from the paper's code is
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
@@ -89,8 +90,9 @@ class ChomskyTask(Task):
             for x, y in [self._one(rng, int(n))]
         ]
 
+    @abstractmethod
     def _one(self, rng: np.random.Generator, n: int) -> tuple[list[str], list[str]]:
-        raise NotImplementedError  # every registered subclass defines it
+        """The input symbols and the answer symbols of one example of length ``n``."""
 
 
 def _pick(rng: np.random.Generator, options: Sequence[str], n: int) -> list[str]:

@@ -9,6 +9,7 @@ with one clear error.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 
 import numpy as np
 
@@ -125,8 +126,9 @@ class _BinaryOperation(ChomskyTask):
         """At most the two operands' digits: ``length - 1``."""
         return length - 1
 
+    @abstractmethod
     def _apply(self, x: int, y: int) -> int:
-        raise NotImplementedError  # defined by each operation
+        """The operation on the two operands."""
 
     def _one(self, rng, n):
         a = int(rng.integers(1, n - 1))
