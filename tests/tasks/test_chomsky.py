@@ -161,3 +161,21 @@ def test_bad_input_is_one_clear_error():
         get_task("binary_addition").dataset("test", "1-2", 5)
     with pytest.raises(RasplabError, match="no examples"):
         get_task("modular_arithmetic_simple").sample(generator(0, "t"), 4)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["data", "compute_sqrt", "--split", "test", "--bin", "501-600", "--n", "3"],
+        ["data", "binary_addition", "--split", "test", "--bin", "1-2", "--n", "3"],
+        ["data", "even_pairs", "-o", "modulus=7", "--n", "1"],
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
+    from rasplab.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    out, err = capsys.readouterr()
+    lines = [x for x in err.splitlines() if "Deprecat" not in x]
+    assert done.value.code == 2 and out == "" and len(lines) == 1
