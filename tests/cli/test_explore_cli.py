@@ -68,6 +68,11 @@ def test_crasp_program_and_non_programs_from_a_file(tmp_path, capsys):
         (["explore", "--run", "{tmp}", "--input", "1"], "holds no finished run"),
         (["explore", "--run", "{tmp}/missing", "--input", "1"], "does not exist"),
         (["explore", "reverse"], "--input"),
+        (["explore", "reverse", "--input", "ab", "--step", "99"], "outside this page's steps"),
+        (["explore", "reverse", "--input", "ab", "--step", "two"], "a step number or 'last'"),
+        (["explore", "reverse", "--tokens", "1 2", "--input", "ab"], "without --input"),
+        (["explore", "tomita1", "--tokens", "1 2"], "not --tokens"),
+        (["explore", "parity_sum_mod_2", "--tokens", "1 7"], "7"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_no_page(tmp_path, capsys, args, message):
@@ -105,3 +110,18 @@ def test_export_writes_a_transformer_lens_folder(tmp_path, capsys):
     ids = entry.encode("1 0 1 1")
     want = entry.decode(ids, interpret(entry.program(), [ids]).outputs[0])
     assert capsys.readouterr().out.strip() == "output: " + " ".join(want)
+
+
+def test_tokens_and_step_go_into_the_page(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "p.html"
+    code, _ = _run(capsys, "explore", "parity_sum_mod_2", "--tokens", "1 0 1", "--step", "1",
+                   "--out", str(out))  # fmt: skip
+    assert code == 0
+    text = out.read_text()
+    data = json.loads(text.split('id="data">', 1)[1].split("</script>", 1)[0])
+    assert data["tokens"] == ["1", "0", "1"] and data["initial_step"] == 1
+    code, _ = _run(capsys, "explore", "tomita1", "--input", "1 1", "--out", str(out))
+    data = json.loads(out.read_text().split('id="data">', 1)[1].split("</script>", 1)[0])
+    assert code == 0 and data["initial_step"] == "last"

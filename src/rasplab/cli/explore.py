@@ -1,9 +1,11 @@
 """CLI subcommand for the explore stage: ``rasplab explore``, one self-contained HTML page.
 
-``rasplab explore NAME|FILE.py:NAME --input TEXT --out PAGE.html`` shows an ALTA program
-(interpreter beside the compiled weights, layer by layer) or a C-RASP program (every
-operation per position); ``rasplab explore --run RUN_DIR (--input TEXT | --length N)
---out PAGE.html`` shows a trained run. Bad input: one line, exit 2, no page written.
+``rasplab explore NAME|FILE.py:NAME (--input TEXT | --tokens IDS) --out PAGE.html`` shows an
+ALTA program (interpreter beside the compiled weights, layer by layer) or a C-RASP program
+(interpreter beside the compiled transformer, every operation per position); ``rasplab
+explore --run RUN_DIR (--input TEXT | --length N) --out PAGE.html`` shows a trained run.
+``--step N|last`` is the step the page opens at (default: the last; a ``#step=N`` fragment
+in the page's URL overrides it). Bad input: one line, exit 2, no page written.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def _check_input(target: str, entry, program, text: str) -> None:
         token_entry(program, target).encode(text)
 
 
+def _token_ids(target: str, entry, program, tokens: str) -> list[int]:
+    """``--tokens``: checked as ``rasplab run --tokens`` checks them."""
+    from rasplab.cli.run import tokens_encoder
+    from rasplab.programs.loading import token_entry
+
+    return tokens_encoder(entry or token_entry(program, target), program.input_range)(tokens)
+
+
 def explore_command(
     target: str = typer.Argument(
         None,
@@ -77,10 +87,25 @@ def explore_command(
     max_layers: int = typer.Option(
         None, "--max-layers", help="Layer limit (default: the program's)."
     ),
+    tokens: str = typer.Option(
+        None,
+        "--tokens",
+        metavar="IDS",
+        help='ALTA programs: token ids instead of a natural input, e.g. "3 1 0".',
+    ),
+    step: str = typer.Option(
+        "last",
+        "--step",
+        metavar="N|last",
+        help="The step the page opens at (a #step=N URL fragment overrides it).",
+    ),
 ) -> None:
     """Write one self-contained HTML page exploring a program's trace and weights, or a run."""
     from rasplab.explore import crasp_view, program_view, run_view, write_page
+    from rasplab.explore.page import set_initial_step
 
+    if tokens is not None and (run_dir is not None or text is not None):
+        raise RasplabError("give --tokens IDS for a program, without --input or --run")
     if run_dir is not None:
         if target is not None:
             raise RasplabError("give either a program NAME or --run RUN_DIR, not both")
@@ -88,13 +113,19 @@ def explore_command(
     else:
         if target is None:
             raise RasplabError("give a program NAME (or FILE.py:NAME), or --run RUN_DIR")
-        if text is None:
-            raise RasplabError("give the input to explore with --input TEXT")
+        if text is None and tokens is None:
+            raise RasplabError("give the input to explore with --input TEXT (or --tokens IDS)")
         kind, entry, program = load_target(target)
         if kind == "crasp":
+            if tokens is not None:
+                raise RasplabError("a C-RASP program takes its string with --input, not --tokens")
             data = crasp_view(program, text)
+        elif tokens is not None:
+            ids = _token_ids(target, entry, program, tokens)
+            data = program_view(entry, tokens, program=program, max_layers=max_layers, ids=ids)
         else:
             _check_input(target, entry, program, text)
             data = program_view(entry, text, program=program, max_layers=max_layers)
+    set_initial_step(data, step)
     path = write_page(data, out)
     print(f"wrote {path}", file=sys.stderr)

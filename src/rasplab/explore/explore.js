@@ -19,7 +19,17 @@ function stepCount() {
 function setStep(s) {
   step = Math.max(0, Math.min(stepCount() - 1, s));
   $("step").value = step;
+  if (stepCount() > 1 && window.history && history.replaceState) {
+    history.replaceState(null, "", `#step=${step}`);  // a link opens where the reader is
+  }
   render();
+}
+
+function initialStep() {
+  // #step=N or #step=last in the URL, else the step the page was written for (default last)
+  const m = /(?:^#|&)step=(last|\d+)/.exec(window.location.hash);
+  const want = m ? m[1] : (DATA.initial_step === undefined ? "last" : String(DATA.initial_step));
+  return want === "last" ? stepCount() - 1 : Number(want);
 }
 
 function gridTable(id, header, rows) {
@@ -42,26 +52,54 @@ function gridTable(id, header, rows) {
   return t;
 }
 
-function heatmap(t, rowsOf, selectedOf, label) {
-  // rowsOf(i) -> [[j, w]...]; selectedOf(i) -> [j...] or null; returns [canvas, agreeing]
+function heatmap(t, rowsOf, selectedOf, label, tokens) {
+  // rowsOf(i) -> [[j, w]...]; selectedOf(i) -> [j...] or null; returns [canvas, agreeing].
+  // Rows are query positions (left axis), columns key positions (top axis), each labelled
+  // with its position and, where the cells are wide enough, its token.
   const cellPx = Math.max(2, Math.min(24, Math.floor(360 / Math.max(t, 1))));
-  const c = el("canvas", { width: t * cellPx, height: t * cellPx, "aria-label": label });
+  const names = tokens || [];
+  const wide = cellPx >= 14;
+  const longest = Math.max(1, ...names.map((x) => String(x).length));
+  const left = 34 + (wide ? Math.min(6, longest) * 7 : 0), top = 34;
+  const c = el("canvas", {
+    width: left + t * cellPx + 2, height: top + t * cellPx + 2, "aria-label": label,
+  });
   const g = c.getContext("2d");
   g.fillStyle = "#fff";
   g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = "#444";
+  g.font = "10px sans-serif";
+  g.fillText("key position \u2192", left, 10);
+  g.save();
+  g.translate(10, top + 2);
+  g.rotate(Math.PI / 2);
+  g.fillText("query position \u2192", 0, 0);
+  g.restore();
+  const every = Math.max(1, Math.ceil(14 / cellPx));
+  for (let p = 0; p < t; p += every) {
+    const tok = wide && names[p] !== undefined ? String(names[p]).slice(0, 6) : "";
+    g.textAlign = "center";
+    g.fillText(String(p), left + p * cellPx + cellPx / 2, 22);
+    if (tok) g.fillText(tok, left + p * cellPx + cellPx / 2, 32);
+    g.textAlign = "right";
+    g.fillText(tok ? `${p} ${tok}` : String(p), left - 3, top + p * cellPx + cellPx / 2 + 3);
+  }
+  g.textAlign = "left";
+  g.strokeStyle = "#ccc";
+  g.strokeRect(left - 0.5, top - 0.5, t * cellPx + 1, t * cellPx + 1);
   let agree = true;
   for (let i = 0; i < t; i++) {
     const row = rowsOf(i);
     for (const [j, w] of row) {
       const shade = Math.round(255 * (1 - Math.min(1, w)));
       g.fillStyle = `rgb(${shade},${shade},255)`;
-      g.fillRect(j * cellPx, i * cellPx, cellPx, cellPx);
+      g.fillRect(left + j * cellPx, top + i * cellPx, cellPx, cellPx);
     }
     const sel = selectedOf ? selectedOf(i) : null;
     if (sel) {
       g.fillStyle = "#d00";
       for (const j of sel) {
-        g.fillRect(j * cellPx + cellPx / 2 - 1, i * cellPx + cellPx / 2 - 1, 2, 2);
+        g.fillRect(left + j * cellPx + cellPx / 2 - 1, top + i * cellPx + cellPx / 2 - 1, 2, 2);
       }
       const got = row.map((p) => p[0]).join(" ");
       if (got !== sel.join(" ")) agree = false;
@@ -137,16 +175,16 @@ function renderProgram(box) {
     box.appendChild(ul);
   }
   if (st.heads) {
-    box.appendChild(el("h2", {}, `Attention in layer ${st.layer} (compiled weights; red dots: positions the interpreter selects)`));
+    box.appendChild(el("h2", {}, `Attention weights, layer ${st.layer} (red dots: the interpreter's selection)`));
     const t = DATA.tokens.length;
     st.heads.forEach((h, hi) => {
       const info = DATA.heads[hi];
       const div = el("div", { class: "head" });
-      div.appendChild(el("div", {}, `head ${info.name}: query ${info.query}, key ${info.key}` +
-        (info.relative ? `, offsets ${info.relative.length > 6 ? info.relative.length + " offsets" : info.relative.join(",")}` : "")));
+      div.appendChild(el("div", { class: "head-title" }, `head ${info.name}: query ${info.query}, key ${info.key}` +
+        (info.relative ? (info.relative.length > 6 ? `, ${info.relative.length} offsets` : `, offsets ${info.relative.join(",")}`) : "")));
       const rowsOf = (i) => (h.weights ? parseRow(DATA.attention_rows[h.weights[i]]) : []);
       const selOf = (i) => { const r = DATA.attention_rows[h.selected[i]]; return r === "" ? [] : r.split(" ").map(Number); };
-      const [canvas, agree] = heatmap(t, rowsOf, selOf, `attention of head ${info.name}`);
+      const [canvas, agree] = heatmap(t, rowsOf, selOf, `head ${info.name}`, DATA.tokens);
       div.appendChild(canvas);
       div.appendChild(el("div", { class: agree ? "note" : "note bad" },
         agree ? "selections agree" : "selections differ"));
@@ -220,31 +258,63 @@ function renderRun(box) {
   if (!DATA.layers.length) return;
   const layer = DATA.layers[step];
   $("step-label").textContent = `layer ${step + 1} of ${DATA.layers.length}`;
-  box.appendChild(el("h2", {}, `Attention in layer ${step + 1}`));
+  box.appendChild(el("h2", {}, `Attention weights, layer ${step + 1}`));
   layer.heads.forEach((h, hi) => {
     const div = el("div", { class: "head" });
-    div.appendChild(el("div", {}, `head ${hi}`));
-    const [canvas] = heatmap(t, (i) => parseRow(DATA.attention_rows[h[i]]), null, `attention of head ${hi}`);
+    div.appendChild(el("div", { class: "head-title" }, `head ${hi}`));
+    const [canvas] = heatmap(t, (i) => parseRow(DATA.attention_rows[h[i]]), null, `head ${hi}`, DATA.tokens);
     div.appendChild(canvas);
     box.appendChild(div);
   });
 }
 
 function renderCrasp(box) {
-  $("step-label").textContent = "all operations";
+  $("step-label").textContent = "";
   const header = { name: "position", cells: DATA.symbols.map((_, p) => String(p)) };
-  const rows = [{ name: "symbol", cells: DATA.symbols.map((x) => ({ text: x })) }];
-  DATA.operations.forEach((op) => rows.push({
-    name: op.name, cls: op.output ? "output" : "",
-    cells: op.values.map((x) => ({ text: x })),
-  }));
-  const sc = el("div", { class: "scroll" });
-  sc.appendChild(gridTable("interp-table", header, rows));
-  box.appendChild(sc);
+  const symbols = { name: "symbol", cells: DATA.symbols.map((x) => ({ text: x })) };
+  const interp = [symbols], compiled = [symbols];
+  DATA.operations.forEach((op) => {
+    const cls = op.output ? "output" : "";
+    interp.push({ name: op.name, cls, cells: op.values.map((x) => ({ text: x })) });
+    if (!op.compiled) return;  // the readout: interpreter only
+    const bad = new Set(op.differs);
+    compiled.push({
+      name: op.name, cls,
+      cells: op.compiled.map((x, p) => ({
+        text: x,
+        cls: bad.has(p) ? "disagree" : "agree",
+        title: bad.has(p) ? `interpreter: ${op.values[p]}, compiled: ${x}` : "agrees",
+      })),
+    });
+  });
+  const panes = el("div", { class: "panes" });
+  const left = el("div", { class: "scroll" });
+  left.appendChild(el("h2", {}, "Interpreter: operations × positions"));
+  left.appendChild(gridTable("interp-table", header, interp));
+  const right = el("div", { class: "scroll" });
+  right.appendChild(el("h2", {}, "Compiled transformer, decoded"));
+  right.appendChild(gridTable("compiled-table", header, compiled));
+  panes.append(left, right);
+  box.appendChild(panes);
   const ul = el("ul", { class: "rules", id: "rules" });
   DATA.operations.forEach((op) => ul.appendChild(el("li", {}, `${op.name} := ${op.definition}`)));
   box.appendChild(el("h2", {}, "Definitions"));
   box.appendChild(ul);
+}
+
+const LEGENDS = {
+  // only what the page's kind shows: a legend entry for nothing on the page is noise
+  program: [["changed", "#fff4c2"], ["agrees", "#e6f5e6"], ["differs", "#f8caca"],
+    ["- undefined"], ["! invalid encoding"], ["keys: \u2190 \u2192 Home End"]],
+  crasp: [["agrees", "#e6f5e6"], ["differs", "#f8caca"]],
+  run: [["right", "#e6f5e6"], ["wrong", "#f8caca"], ["keys: \u2190 \u2192 Home End"]],
+};
+
+function renderLegend() {
+  const box = $("legend");
+  for (const [text, color] of LEGENDS[DATA.kind] || []) {
+    box.appendChild(el("span", color ? { style: `background:${color}` } : { class: "plain" }, text));
+  }
 }
 
 function render() {
@@ -267,11 +337,15 @@ function init() {
     parts.push(s.all_agree ? "interpreter and compiled weights agree on every cell" : "DISAGREEMENT between interpreter and compiled weights");
     if (!s.all_agree) $("summary").classList.add("bad");
   } else if (DATA.kind === "run") {
-    parts.push(`run ${s.run}`, `task ${s.task}`, `variant ${s.variant}`, `layers ${s.layers}`, `${s.right} of ${s.scored} positions right`);
+    parts.push(`layers: ${s.layers}`, `${s.right} of ${s.scored} positions right`);
   } else {
     parts.push(`${s.operations} operations`, `accepted: ${s.accept}`);
+    parts.push(s.all_agree ? "interpreter and compiled transformer agree on every cell" : "DISAGREEMENT between interpreter and compiled transformer");
+    if (!s.all_agree) $("summary").classList.add("bad");
   }
   $("summary").textContent = parts.join(" · ");
+  renderLegend();
+  if (stepCount() < 2) $("controls").hidden = true;  // nothing to step through
   const range = $("step");
   range.max = String(stepCount() - 1);
   range.addEventListener("input", () => setStep(Number(range.value)));
@@ -285,7 +359,8 @@ function init() {
     else return;
     e.preventDefault();
   });
-  setStep(0);
+  setStep(initialStep());
+  window.addEventListener("hashchange", () => setStep(initialStep()));
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
 }

@@ -5,6 +5,11 @@ The page data (a plain JSON-able dict from :mod:`rasplab.explore.program_view`,
 ``<script type="application/json">``; ``explore.js`` renders it. ``</`` inside the JSON is
 written as ``<\\/`` so no value can close the script element.
 
+A page opens at the step in its URL fragment (``page.html#step=3``, ``#step=last``), else at
+the step its data names (:func:`set_initial_step`: ``rasplab explore --step N|last``; the
+last step by default, which is what a saved page or a screenshot should show); moving
+through the steps keeps the fragment up to date, so a link opens where the reader was.
+
 >>> html = render_page({"kind": "crasp", "title": "a</script>b", "summary": {}})
 >>> html.count("</script>"), "a<\\\\/script>b" in html
 (2, True)
@@ -35,16 +40,47 @@ TEMPLATE = """<!DOCTYPE html>
 <input id="step" type="range" min="0" max="0" value="0" aria-label="step">
 <button id="next" type="button" title="next (right arrow)">&rarr;</button>
 <span id="step-label"></span>
-<span class="legend"><span style="background:#fff4c2">changed</span><span
- style="background:#e6f5e6">agrees</span><span style="background:#f8caca">differs</span>
- - undefined &middot; ! invalid encoding &middot; keys: &larr; &rarr; Home End</span>
 </div>
+<div id="legend" class="legend"></div>
 <div id="view"></div>
 <script type="application/json" id="data">{data}</script>
 <script>{js}</script>
 </body>
 </html>
 """
+
+
+def step_count(data: dict) -> int:
+    """How many steps the page moves through (1 for a page without steps)."""
+    if data.get("kind") == "program":
+        return len(data["steps"])
+    if data.get("kind") == "run":
+        return max(len(data["layers"]), 1)
+    return 1
+
+
+def set_initial_step(data: dict, step: str | int | None) -> dict:
+    """Record the step the page opens at: ``"last"`` (default, ``None``) or ``0..n-1``.
+
+    >>> set_initial_step({"kind": "run", "layers": [{}, {}]}, "1")["initial_step"]
+    1
+    >>> set_initial_step({"kind": "run", "layers": [{}, {}]}, "2")
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: --step 2 is outside this page's steps; give 0..1 or last
+    """
+    last = step_count(data) - 1
+    if step is None or step == "last":
+        data["initial_step"] = "last"
+        return data
+    try:
+        value = int(step)
+    except (TypeError, ValueError):
+        raise RasplabError(f"--step must be a step number or 'last', got {step!r}") from None
+    if not 0 <= value <= last:
+        raise RasplabError(f"--step {value} is outside this page's steps; give 0..{last} or last")
+    data["initial_step"] = value
+    return data
 
 
 def _asset(name: str) -> str:

@@ -150,10 +150,13 @@ def program_view(
     text: str,
     program: Program | None = None,
     max_layers: int | None = None,
+    ids: list[int] | None = None,
 ) -> dict:
-    """Page data for ``entry``'s program (or ``program``, inputs as token ids) on ``text``."""
+    """Page data for ``entry``'s program (or ``program``, inputs as token ids) on ``text``,
+    or on the token ids ``ids`` (``text`` then only names them in the title)."""
     program = entry.program() if program is None else program
-    ids = list(entry.encode(text)) if entry is not None else _token_ids(program, text)
+    if ids is None:
+        ids = list(entry.encode(text)) if entry is not None else _token_ids(program, text)
     if not ids:
         raise RasplabError("the input is empty; give at least one token")
     model = compile_for(program, [len(ids)])

@@ -19,6 +19,7 @@ import torch
 
 from rasplab.errors import RasplabError
 from rasplab.explore.program_view import ATTENTION_FLOOR, _Interner
+from rasplab.models.hook_points import attention_pattern
 from rasplab.seeding import generator
 
 
@@ -51,9 +52,7 @@ def attention_maps(model, batch) -> list[torch.Tensor]:
 
     def hook(module, args, output):
         x, q, k, v, ctx = args
-        t = q.shape[2]
-        eye = torch.eye(t, dtype=q.dtype).expand(q.shape[0], q.shape[1], t, t)
-        maps.append(module.reference(x, q, k, eye.contiguous(), ctx)[0].detach())
+        maps.append(attention_pattern(module, x, q, k, ctx)[0].detach())
 
     handles = [kind.register_forward_hook(hook) for kind in kinds.values()]
     try:
@@ -119,7 +118,7 @@ def run_view(
     right = sum(predictions[p] == targets[p] for p in scored)
     return {
         "kind": "run",
-        "title": f"run {path.name}: {config.task} / {config.variant}",
+        "title": run_title(path.name, config.task, config.variant),
         "tokens": [str(x) for x in example.tokens],
         "targets": targets,
         "predictions": predictions,
@@ -136,6 +135,21 @@ def run_view(
             "scored": len(scored),
         },
     }
+
+
+def run_title(name: str, task: str, variant: str) -> str:
+    """The page title: the run, then its task and variant unless the run's name says them.
+
+    >>> run_title("tomita1", "tomita1", "rope")
+    'run tomita1, variant rope'
+    >>> run_title("tomita1-rope-s0", "tomita1", "rope")
+    'run tomita1-rope-s0'
+    """
+    parts = [f"run {name}"]
+    for what, value in (("task", task), ("variant", variant)):
+        if value and value not in name:
+            parts.append(f"{what} {value}")
+    return ", ".join(parts)
 
 
 def _label(value) -> str:
