@@ -94,6 +94,47 @@ def regular_target(path: str | Path, what: str = "output") -> Path:
     return path
 
 
+def check_output_folder(
+    folder: str | Path, names: tuple[str, ...] = (), what: str = "--out"
+) -> Path:
+    """Before any work (nothing is created): ``folder`` is a folder, or one can be created
+    there, and each of ``names`` in it is absent or a regular file (:func:`regular_target`);
+    anything else is one RasplabError, so that a command refuses before it trains or writes.
+
+    >>> check_output_folder("/dev/null/x")
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: cannot create --out '/dev/null/x': '/dev/null' is not a folder
+    """
+    folder = Path(folder)
+    if folder.exists():
+        if not folder.is_dir():
+            raise RasplabError(f"{what} {str(folder)!r} exists and is not a folder; give a folder")
+        for name in names:
+            regular_target(folder / name, what)
+        return folder
+    if folder.is_symlink():
+        raise RasplabError(f"{what} {str(folder)!r} is a dangling symlink; give a folder")
+    parent = folder.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise RasplabError(f"cannot create {what} {str(folder)!r}: {str(parent)!r} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise RasplabError(f"cannot create {what} {str(folder)!r}: {str(parent)!r} is not writable")
+    return folder
+
+
+def make_output_folder(folder: str | Path, what: str = "--out") -> Path:
+    """Create ``folder`` (and its parents) for outputs; a failure is one RasplabError."""
+    folder = check_output_folder(folder, (), what)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise RasplabError(f"cannot create {what} {str(folder)!r}: {err.strerror or err}") from err
+    return folder
+
+
 def clean_stale(target: str | Path) -> None:
     """Remove temporary files and folders of ``target`` left by writers that are gone."""
     target = Path(target)
@@ -221,6 +262,7 @@ def replace_dir(tmp: str | Path, path: str | Path) -> None:
 def read_model_dir(directory: str | Path, spec_name: str, weights_name: str) -> tuple:
     """``(spec, tensors)`` of a saved model directory (a JSON spec and a safetensors file):
     a missing directory or file, or one that cannot be read, is one error line."""
+    # start-up time: rasplab --help imports this module; safetensors.torch loads torch
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP
-from rasplab.files import atomic_write_bytes
+from rasplab.files import atomic_write_bytes, check_output_folder, make_output_folder
 
 
 def _overrides(pairs: list[str]) -> dict:
@@ -42,6 +42,7 @@ def trace_record(name: str, config: str | None, sets: list[str], out: str | None
     cfg = load_trace_config(config, _overrides(sets))
     entry = resolve_program(name)
     folder = Path(out) if out else Path("runs") / "trace_supervision" / entry.name
+    check_output_folder(folder, ("trace_supervision.png", "result.json"))  # before training
     print(f"trace-supervise {name}: tracing, training, evaluating", file=sys.stderr)
     result = trace_supervise(entry, cfg)
     record = result.record()
@@ -55,7 +56,7 @@ def trace_record(name: str, config: str | None, sets: list[str], out: str | None
         "ones": result.ones,
         "correct": result.correct,
     }
-    folder.mkdir(parents=True, exist_ok=True)
+    make_output_folder(folder)
     trace_figure([data], folder / "trace_supervision.png")
     atomic_write_bytes(folder / "result.json", json.dumps(data).encode())  # last: the run is done
     return record

@@ -202,20 +202,31 @@ def make_figure(
     the same runs as separately, up to float rounding, several times fewer CPU seconds per
     step: ``benchmarks/bench_bounds.py``). Default :func:`default_batch_runs`."""
     from rasplab.analysis.bounds import plots
+    from rasplab.files import check_output_folder, make_output_folder
     from rasplab.harness.sweep import run_sweep
     from rasplab.harness.sweepconfig import load_sweep
     from rasplab.harness.validation import check_batch_runs
 
-    _, option, label = check_figure(figure)
+    task, option, label = check_figure(figure)
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
         raise RasplabError(f"--epsilon must be a finite number > 0; got {epsilon!r}")
     if batch_runs is not None:
         check_batch_runs(batch_runs)
+    # every input checked before any run trains or any output is made
+    names = tuple(f"fig{figure}.{ext}" for ext in ("png", "md", "json"))
+    out = check_output_folder(out, names)
     sweep = load_sweep(config if config is not None else config_path(figure, quick))
+    unfit = [e for e in sweep.expand() if option not in e.task_options]
+    if unfit:
+        raise RasplabError(
+            f"figure {figure} plots {task}'s option {option!r} against N, and the sweep's "
+            f"{unfit[0].task} runs do not set task_options.{option}; give a {task} config "
+            f"whose grid sets it (e.g. configs/bounds_fig{figure}_quick.yaml)"
+        )
+    _check_store(db)
     if batch_runs is None:
         batch_runs = default_batch_runs(sweep.grid)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_output_folder(out)
     run_sweep(sweep, db, workers=workers, progress=progress, batch_runs=batch_runs)
     experiments = sweep.expand()
     curves = collect_curves(experiments, db, option)
@@ -254,6 +265,16 @@ def make_figure(
     )
     _write(out, figure, summary, plots.loss_markdown(summary, option, label))
     return summary
+
+
+def _check_store(db: str | Path) -> None:
+    """An existing ``db`` must open as a results store (garbage, a foreign database or a
+    folder is one RasplabError here, before any output folder is made)."""
+    from rasplab.harness.store import ResultsStore
+
+    if Path(db).exists() or Path(db).is_symlink():
+        with ResultsStore(db, create=False):
+            pass
 
 
 def default_batch_runs(grid: dict) -> int:

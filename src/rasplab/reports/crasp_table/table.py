@@ -56,6 +56,14 @@ class TableRow:
     row: ExpressibilityRow
     measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" | "APE+reg" -> Measurement
     encodings: tuple = ENCODING_NAMES  # the table's encoding columns
+    ladders: dict = field(default_factory=dict)  # encoding -> {rung: score} (budget ladder)
+
+    def trend(self, encoding: str) -> str:
+        """The budget ladder's trend for ``encoding`` with its numbers
+        (:mod:`rasplab.reports.crasp_table.ladder`), or ``not measured``."""
+        from rasplab.reports.crasp_table.ladder import trend_text
+
+        return trend_text(self.ladders.get(encoding, {}))
 
     def expected(self, encoding: str) -> bool | None:
         """Whether the prediction guarantees that ``encoding`` length-generalizes on this task:
@@ -112,6 +120,7 @@ class CraspTable:
     db: str | None = None
     config: str | None = None
     encodings: tuple = ENCODING_NAMES
+    ladder: str | None = None  # the budget-ladder store, when one was read
 
     @property
     def measured(self) -> bool:
@@ -133,8 +142,10 @@ def build_table(
     config: str | Path | None = None,
     tasks: list[str] | None = None,
     threshold: float = 0.9,
+    ladder_db: str | Path | None = None,
 ) -> CraspTable:
-    """The table for ``tasks`` (default: all 26 rows); measured from ``db`` when given."""
+    """The table for ``tasks`` (default: all 26 rows); measured from ``db`` when given; with
+    a budget-ladder store ``ladder_db``, each row also gets a trend per encoding."""
     from rasplab.errors import RasplabError
 
     check_threshold(threshold)
@@ -145,7 +156,13 @@ def build_table(
     if db is not None:
         names = [r.info.measured_task for r in expressibility if r.info.measured_task]
         measured = measure(db, config=config, tasks=names, threshold=threshold)
-    regularized = any(e == REGULARIZED for _, e in measured)
+    ladders: dict = {}
+    if ladder_db is not None:
+        from rasplab.reports.crasp_table.ladder import ladder, scores_of
+
+        names = [r.info.measured_task for r in expressibility if r.info.measured_task]
+        ladders = {k: scores_of(v) for k, v in ladder(ladder_db, names, threshold).items()}
+    regularized = any(e == REGULARIZED for _, e in (*measured, *ladders))
     encodings = WITH_REGULARIZED if regularized else ENCODING_NAMES
     table_rows = [
         TableRow(
@@ -156,6 +173,11 @@ def build_table(
                 if (r.info.measured_task, e) in measured
             },
             encodings,
+            {
+                e: ladders[(r.info.measured_task, e)]
+                for e in encodings
+                if (r.info.measured_task, e) in ladders
+            },
         )
         for r in expressibility
     ]
@@ -165,22 +187,31 @@ def build_table(
         None if db is None else str(db),
         None if config is None else str(config),
         encodings,
+        None if ladder_db is None else str(ladder_db),
     )
 
 
 def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
     """Write ``crasp_table.md``, ``crasp_table.csv`` and ``crasp_table.png`` into ``out_dir``
     (everything rendered before the first file is written; each file written atomically)."""
-    from rasplab.files import atomic_write_bytes, atomic_write_text
+    from rasplab.files import (
+        atomic_write_bytes,
+        atomic_write_text,
+        check_output_folder,
+        make_output_folder,
+    )
     from rasplab.reports.crasp_table.plot import table_figure_png
     from rasplab.reports.crasp_table.text import csv_text, markdown
 
-    out = Path(out_dir)
+    names = ("crasp_table.md", "crasp_table.csv", "crasp_table.png")
+    out = check_output_folder(out_dir, names)  # a file, FIFO or device in the way: refused
     rendered = {
         out / "crasp_table.md": markdown(table),
         out / "crasp_table.csv": csv_text(table),
         out / "crasp_table.png": table_figure_png(table),
     }
+    make_output_folder(out)
+    check_output_folder(out, names)
     for path, content in rendered.items():
         if isinstance(content, bytes):
             atomic_write_bytes(path, content)
