@@ -42,6 +42,12 @@ def table_command(
         metavar="X",
         help="Accuracy for 'fitted' (in-distribution) and 'generalizes' (longer bins).",
     ),
+    ladder: str = typer.Option(
+        None,
+        "--ladder",
+        metavar="RESULTS",
+        help="A budget-ladder store (variants ending _x1/_x2/_x4/_w2): adds a trend per encoding.",
+    ),
 ) -> None:
     """Expressibility table (Tables 2-3), predictions, and measured APE/NoPE accuracy.
 
@@ -57,7 +63,9 @@ def table_command(
         from rasplab.crasp.expressibility import family_tasks
 
         tasks = [*family_tasks(family), *(tasks or ())]
-    table = build_table(db=db, config=config, tasks=tasks or None, threshold=threshold)
+    table = build_table(
+        db=db, config=config, tasks=tasks or None, threshold=threshold, ladder_db=ladder
+    )
     if out is not None:
         paths = write_table(table, out)
         print(f"C-RASP table of {len(table.rows)} tasks written:", file=sys.stderr)

@@ -40,9 +40,10 @@ def _measurement_record(r: TableRow, encoding: str) -> dict | None:
     }
 
 
-def record(r: TableRow, measured: bool) -> dict:
+def record(r: TableRow, measured: bool, ladder: bool = False) -> dict:
     """One row as a JSON-ready dict (keys task, crasp, crasp_periodic_local, star_free, ac0,
-    dot_depth, prediction, ...; with a store also measured and agree)."""
+    dot_depth, prediction, ...; with a store also measured and agree; with a ladder store
+    also trend, per encoding)."""
     x = r.row
     out = {
         "task": x.task,
@@ -65,12 +66,14 @@ def record(r: TableRow, measured: bool) -> dict:
         out["measured_task"] = x.info.measured_task
         out["measured"] = {e: _measurement_record(r, e) for e in r.encodings}
         out["agree"] = r.agree
+    if ladder:
+        out["trend"] = {e: r.trend(e) for e in r.encodings}
     return out
 
 
 def records(table: CraspTable) -> list[dict]:
     """Every row as a JSON-ready dict, in table order."""
-    return [record(r, table.measured) for r in table.rows]
+    return [record(r, table.measured, table.ladder is not None) for r in table.rows]
 
 
 def _pct(value: float | None) -> str:
@@ -119,6 +122,14 @@ def definitions(table: CraspTable) -> list[str]:
             "as agreement. A row is consistent when nothing is guaranteed and every measured "
             "encoding failed.",
         ]
+    if table.ladder is not None:
+        lines += [
+            f"Trend (budget ladder `{table.ladder}`): per rung (x1, x2, x4: the grid's steps "
+            "times 1, 2, 4; w2: twice the width at x1 steps) the mean over finished seeds of "
+            "the mean longer-bin accuracy; rising / falling when x4 (or the largest step rung "
+            "run) is at least 5 points above / below x1, flat otherwise; not measured without "
+            "two step rungs.",
+        ]
     if REGULARIZED in table.encodings:
         lines += [
             f"{REGULARIZED}: the runs with `model.pe=ape` and `train.pe_penalty` > 0 (APE "
@@ -136,6 +147,8 @@ def markdown(table: CraspTable) -> str:
     head = ["paper", "task", "C-RASP[]", "C-RASP[periodic,local]", "star-free", "AC0"]
     head += ["dot-depth"]
     head += ["prediction"] + ([*table.encodings, "agree"] if table.measured else [])
+    trends = table.ladder is not None
+    head += [f"{e} trend" for e in table.encodings] if trends else []
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in table.rows:
         x = r.row
@@ -146,6 +159,8 @@ def markdown(table: CraspTable) -> str:
         cells += [ac0, "–" if x.dot_depth is None else str(x.dot_depth), x.prediction]
         if table.measured:
             cells += [_status(r, e) for e in table.encodings] + [r.agree]
+        if trends:
+            cells += [r.trend(e) for e in table.encodings]
         lines.append("| " + " | ".join(cells) + " |")
     if table.measured:
         lines += [
@@ -197,6 +212,8 @@ def csv_text(table: CraspTable) -> str:
             head += [f"{e}_{k}" for k in ("status", "seeds", "fitted", "bins", "all", "fitted_acc")]
             head += [f"{e}_agree"]
         head += ["agree"]
+    if table.ladder is not None:
+        head += [f"{e}_trend" for e in table.encodings]
     writer.writerow(head)
     for r in table.rows:
         x = r.row
@@ -218,6 +235,8 @@ def csv_text(table: CraspTable) -> str:
                 row += [m.status, len(m.seeds), len(m.fitted_seeds), " ".join(m.bins), *acc]
                 row += [r.agreement(e)]
             row += [r.agree]
+        if table.ladder is not None:
+            row += [r.trend(e) for e in table.encodings]
         writer.writerow(row)
     return buffer.getvalue()
 

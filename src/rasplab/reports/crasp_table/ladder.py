@@ -1,0 +1,114 @@
+"""The budget ladder: does a disagreeing row's longer-bin accuracy rise with the training budget?
+
+A ladder store holds runs of one task and encoding at several budgets ("rungs"), named by
+the suffix of their variant: ``x1``, ``x2``, ``x4`` (training steps times 1, 2, 4 of a grid's
+count) and ``w2`` (width times 2 at ``x1`` steps), e.g. variant ``ape_reg_x4``
+(``configs/probes/fig1_ladder_cpu.yaml``). The encoding is read from the stored resolved
+config (:func:`~rasplab.reports.crasp_table.measure.encoding_of`), never from the name.
+
+Per rung, the *score* is the mean over all finished seeds of the mean accuracy on the longer
+bins (those outside the training lengths). The **trend** compares the step rungs: ``rising``
+when the score at the largest step rung is at least :data:`TREND_MARGIN` above ``x1``'s,
+``falling`` when at least that much below, ``flat`` otherwise; ``not measured`` without at
+least two step rungs. Rising is what under-training predicts; flat or falling at every budget
+tried is evidence against it (within the budgets tried, never proof).
+
+>>> rungs = {"x1": 0.52, "x2": 0.60, "x4": 0.71, "w2": 0.55}
+>>> trend_word(rungs), trend_text(rungs)
+('rising', 'rising (x1 52.0, x2 60.0, x4 71.0; w2 55.0)')
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from rasplab.reports.crasp_table.measure import Measurement, encoding_of, summarize_runs
+
+STEP_RUNGS = ("x1", "x2", "x4")
+RUNGS = (*STEP_RUNGS, "w2")
+TREND_MARGIN = 0.05
+"""Score difference (5 points of accuracy) between the largest and the first step rung that
+counts as rising or falling: rasplab's choice, about the seed-to-seed spread of 3 seeds."""
+
+
+def rung_of(variant: str) -> str | None:
+    """The rung a variant name ends with (``ape_reg_x4`` -> ``x4``), or None.
+
+    >>> rung_of("ape_reg_x4"), rung_of("nope_w2"), rung_of("ape")
+    ('x4', 'w2', None)
+    """
+    suffix = variant.rsplit("_", 1)[-1]
+    return suffix if "_" in variant and suffix in RUNGS else None
+
+
+def score(m: Measurement) -> float | None:
+    """Mean over all finished seeds of the mean longer-bin accuracy (None: no longer bin)."""
+    values = [m.all[b] for b in m.ood_bins if b in m.all]
+    return sum(values) / len(values) if values else None
+
+
+def trend_word(scores: dict[str, float]) -> str:
+    """``rising``, ``flat``, ``falling`` or ``not measured`` from per-rung scores."""
+    steps = [r for r in STEP_RUNGS if r in scores]
+    if len(steps) < 2:
+        return "not measured"
+    delta = scores[steps[-1]] - scores[steps[0]]
+    if delta >= TREND_MARGIN:
+        return "rising"
+    return "falling" if delta <= -TREND_MARGIN else "flat"
+
+
+def trend_text(scores: dict[str, float]) -> str:
+    """The trend with the ladder's numbers (percent), e.g. ``flat (x1 80.0, x2 81.5, ...)``."""
+    word = trend_word(scores)
+    if not scores:
+        return word
+    steps = ", ".join(f"{r} {100 * scores[r]:.1f}" for r in STEP_RUNGS if r in scores)
+    width = "; ".join(f"{r} {100 * scores[r]:.1f}" for r in RUNGS[3:] if r in scores)
+    return f"{word} ({steps}{'; ' + width if width else ''})"
+
+
+def ladder(
+    db: str | Path, tasks: list[str] | None = None, threshold: float = 0.9
+) -> dict[tuple[str, str], dict[str, Measurement]]:
+    """``{(task, encoding): {rung: Measurement}}`` for the ladder runs in ``db`` (runs whose
+    variant names no rung are left out)."""
+    from rasplab.harness.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        records = store.runs()
+    groups: dict = defaultdict(list)
+    for r in records:
+        encoding, rung = encoding_of(r.config), rung_of(r.variant)
+        if encoding is None or rung is None or (tasks is not None and r.task not in tasks):
+            continue
+        groups[(r.task, encoding, rung)].append(r)
+    out: dict = defaultdict(dict)
+    for (task, encoding, rung), runs in sorted(groups.items()):
+        out[(task, encoding)][rung] = summarize_runs(task, encoding, runs, threshold)
+    return dict(out)
+
+
+def scores_of(rungs: dict[str, Measurement]) -> dict[str, float]:
+    """Per rung, its :func:`score` (rungs without a finished run or longer bin left out)."""
+    out = {}
+    for rung in RUNGS:
+        m = rungs.get(rung)
+        s = None if m is None or not m.seeds else score(m)
+        if s is not None:
+            out[rung] = s
+    return out
+
+
+__all__ = [
+    "RUNGS",
+    "STEP_RUNGS",
+    "TREND_MARGIN",
+    "ladder",
+    "rung_of",
+    "score",
+    "scores_of",
+    "trend_text",
+    "trend_word",
+]
