@@ -44,7 +44,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from rasplab import tasks as registry
+from rasplab.crasp import chomsky_verdicts, library
+from rasplab.crasp.algebra import is_aperiodic, is_quasi_aperiodic, syntactic_monoid
 from rasplab.errors import unknown_name
+from rasplab.tasks.languages import PARITY_LANGUAGE
 
 PLAIN, PERIODIC_LOCAL = "C-RASP[]", "C-RASP[periodic,local]"
 GUARANTEED_NOPE, GUARANTEED_APE, NOT_GUARANTEED = (
@@ -278,8 +282,6 @@ class ExpressibilityRow:
 
 def verdict(task: str, crasp_class: str) -> Verdict:
     """The C-RASP verdict for ``task`` in ``crasp_class`` (library first, then the records)."""
-    from rasplab.crasp import library
-
     programs = [e for e in library.for_task(task) if e.program().within(crasp_class)]
     recorded = RECORDED.get((task, crasp_class)) or _family_recorded(task, crasp_class)
     if programs and recorded:
@@ -302,14 +304,10 @@ def _algebra(info: TaskInfo) -> tuple[bool | None, bool | None, str, int | None]
     if info.kind != "language":
         known = info.ac0_cited is not None
         return None, info.ac0_cited, "Table 3" if known else NOT_KNOWN, None
-    from rasplab.crasp.algebra import is_aperiodic, is_quasi_aperiodic, syntactic_monoid
-    from rasplab.tasks import get_task
-    from rasplab.tasks.languages import PARITY_LANGUAGE
-
     if info.name == "parity_language":
         automaton = PARITY_LANGUAGE[1]
     else:
-        automaton = get_task(info.name).automaton
+        automaton = registry.get_task(info.name).automaton
     monoid = syntactic_monoid(automaton)
     return is_aperiodic(monoid), is_quasi_aperiodic(monoid), "computed", len(monoid.elements)
 
@@ -319,11 +317,9 @@ def _info(task: str) -> TaskInfo:
     decides whether it is a language; nothing is cited for it)."""
     if task in _INFO:
         return _INFO[task]
-    from rasplab.tasks import get_task, task_names
-
-    if task not in task_names():
-        raise unknown_name("task for the C-RASP table", task, {*_INFO, *task_names()})
-    is_language = hasattr(get_task(task), "automaton")
+    if task not in registry.task_names():
+        raise unknown_name("task for the C-RASP table", task, {*_INFO, *registry.task_names()})
+    is_language = hasattr(registry.get_task(task), "automaton")
     return TaskInfo(task, task, "language" if is_language else "other", task)
 
 
@@ -355,16 +351,12 @@ def family_tasks(family: str) -> list[str]:
     if family == "huang":
         return task_names()
     if family == "chomsky":
-        from rasplab.crasp import chomsky_verdicts
-
         return chomsky_verdicts.task_names()
     raise unknown_name("task family", family, FAMILIES)
 
 
 def _family_recorded(task: str, crasp_class: str) -> tuple[str, str, str] | None:
     """A recorded verdict of another family (the Chomsky-hierarchy tasks), if any."""
-    from rasplab.crasp import chomsky_verdicts
-
     return chomsky_verdicts.RECORDED.get((task, crasp_class))
 
 

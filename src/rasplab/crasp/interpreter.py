@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rasplab.crasp.ir import CraspProgram, Op
+from rasplab.crasp.trace import CraspTrace
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
 
@@ -148,8 +149,6 @@ class CraspRun:
 
     def trace(self, b: int):
         """String ``b``'s :class:`~rasplab.crasp.trace.CraspTrace` (needs every value kept)."""
-        from rasplab.crasp.trace import CraspTrace
-
         missing = [op.name for op in self.program.ops if op.name not in self.values]
         if missing:
             raise RasplabError(f"a trace needs every operation's values; not kept: {missing[0]}")

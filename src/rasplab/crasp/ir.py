@@ -408,7 +408,7 @@ class CraspProgram:
 
     def to_json(self) -> dict:
         """Plain JSON data (:func:`program_from_json` is the inverse)."""
-        from rasplab.crasp.serialize import program_to_json
+        from rasplab.crasp.serialize import program_to_json  # import cycle: it imports ir
 
         return program_to_json(self)
 
@@ -416,13 +416,13 @@ class CraspProgram:
 def program_from_json(data: dict) -> CraspProgram:
     """A :class:`Program` from :meth:`Program.to_json` data (see
     :func:`rasplab.crasp.serialize.program_from_json`)."""
-    from rasplab.crasp import serialize
+    from rasplab.crasp import serialize  # import cycle: serialize imports ir
 
     return serialize.program_from_json(data)
 
 
 def topological(ops: list[Op] | tuple[Op, ...]) -> tuple[Op, ...]:
     """``ops`` in topological order (see :func:`rasplab.crasp.serialize.topological`)."""
-    from rasplab.crasp import serialize
+    from rasplab.crasp import serialize  # import cycle: serialize imports ir
 
     return serialize.topological(ops)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rasplab.crasp import library
 from rasplab.crasp.ir import CraspProgram, program_from_json
 from rasplab.deprecation import old_names
 from rasplab.errors import RasplabError
@@ -35,8 +36,6 @@ def load_crasp_program(spec: str) -> CraspProgram:
         return _from_python(Path(path), attr)
     if spec.endswith(".json"):
         return _from_json(Path(spec))
-    from rasplab.crasp import library
-
     return library.program(spec)
 
 
