@@ -8,7 +8,13 @@ import pytest
 import torch
 
 from rasplab.analysis.trace_config import TraceConfig, load_trace_config
-from rasplab.analysis.trace_supervision import mlp_pairs, run_learned, trace_supervise
+from rasplab.analysis.trace_supervision import (
+    WholeMLP,
+    mlp_pairs,
+    run_learned,
+    trace_supervise,
+    train_mlp,
+)
 from rasplab.compiler import compile_program
 from rasplab.errors import RasplabError
 from rasplab.lang import input_var, program, var
@@ -77,13 +83,35 @@ def test_runner_with_the_compiled_mlp_matches_the_reference(name):
 
 
 def test_trained_mlp_computes_parity_at_every_length():
-    cfg = TraceConfig(train_samples=200, test_samples=150, steps=1500, learning_rate=3e-3)
+    # the narrower variant: only the written slots learned, buckets and head resets compiled
+    cfg = TraceConfig(
+        train_samples=200, test_samples=150, steps=1500, learning_rate=3e-3, mlp="written"
+    )
     result = trace_supervise(get_program("parity_sequential_relative"), cfg)
     record = result.record()
     assert record["length_le_20"] == 1.0
     assert record["length_gt_20"] > 0.95 and record["ones_gt_20"] > 0.95
     assert record["mlp_train_loss"] < 0.01
     assert max(result.lengths) > 20 and len(result.correct) == 150
+
+
+def test_whole_mlp_learns_the_whole_output_vector():
+    # ALTA App. C.1: input vector -> output vector; nothing is reset or bucketed by compiled
+    # parts, so the head outputs' return to zero must be learned too
+    entry = get_program("parity_sequential_relative")
+    model = compile_program(entry.program())
+    train, _ = entry.inputs("0-20", 200, 0, "train")
+    inputs, outputs = mlp_pairs(entry.program(), model.layout, [entry.encode(x) for x in train])
+    cfg = TraceConfig(steps=1500, learning_rate=3e-3)
+    assert cfg.mlp == "whole"
+    mlp = WholeMLP(model.layout, cfg)
+    train_mlp(mlp, inputs, outputs, cfg)
+    with torch.no_grad():
+        got = mlp(torch.tensor(inputs, dtype=torch.float32)).numpy()
+    heads = [i for s in model.layout.slots if s.head for i in range(s.start, s.stop)]
+    assert np.abs(inputs[:, heads]).max() > 0.4 and np.abs(outputs[:, heads]).max() == 0
+    assert np.abs(got - outputs).max() < 0.15
+    assert np.abs(got[:, heads]).max() < 0.15
 
 
 def test_program_without_rules_is_refused():

@@ -1,13 +1,14 @@
 """The typed config of a trace-supervision experiment (ALTA App. C.1, Table 1), loaded from YAML.
 
 One frozen dataclass holds the data (train and test bins, sample counts, seed), the learned
-MLP (hidden layers, width, activation) and its optimisation (optimizer, learning rate, batch,
+MLP (which part is learned: ``mlp``, :data:`MLP_VARIANTS`; hidden layers, width,
+activation) and its optimisation (optimizer, learning rate, batch,
 steps, input noise). The defaults are the CPU-scale setting; ``configs/trace_supervision/``
 holds Table 1's paper-scale settings beside the CPU-scale ones.
 
 >>> cfg = TraceConfig(steps=100, learning_rate="1e-3")
->>> (cfg.steps, cfg.learning_rate, cfg.noise_std)
-(100, 0.001, 0.1)
+>>> (cfg.steps, cfg.learning_rate, cfg.noise_std, cfg.mlp)
+(100, 0.001, 0.1, 'whole')
 >>> TraceConfig(optimizer="sgd")
 Traceback (most recent call last):
 ...
@@ -31,6 +32,10 @@ from rasplab.errors import RasplabError, unknown_name
 
 OPTIMIZERS = ("adam", "adafactor")
 ACTIVATIONS = ("relu", "gelu")
+MLP_VARIANTS = ("whole", "written")
+"""What is learned: ``whole``, the whole MLP sub-layer, input vector to output vector (ALTA
+App. C.1, the default); ``written``, only the slots of the variables the rules write, with
+bucket one-hots of numerical variables and the reset of head outputs kept compiled."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class TraceConfig:
     steps: int = 3000
     noise_std: float = 0.1
     seed: int = 0
+    mlp: str = "whole"
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -69,7 +75,11 @@ class TraceConfig:
                 raise RasplabError(f"trace.{name} must be > 0; got {getattr(self, name)}")
         if self.noise_std < 0 or self.seed < 0:
             raise RasplabError("trace.noise_std and trace.seed must be >= 0")
-        for name, allowed in (("optimizer", OPTIMIZERS), ("activation", ACTIVATIONS)):
+        for name, allowed in (
+            ("optimizer", OPTIMIZERS),
+            ("activation", ACTIVATIONS),
+            ("mlp", MLP_VARIANTS),
+        ):
             if getattr(self, name) not in allowed:
                 raise RasplabError(
                     f"trace.{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}"

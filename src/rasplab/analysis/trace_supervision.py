@@ -9,17 +9,26 @@
    and the output read-out stay compiled (:func:`run_learned`);
 5. score it on test inputs by length and by number of ones (:func:`trace_supervise`).
 
-The learned MLP reads every slot of the residual and writes the slots of the variables that
-some rule writes, as the compiled MLP's output rows do (a learned write to a query or key
-variable, even of 0.01, would move the compiled attention's exact score ties). Two parts stay compiled,
-as in ALTA's compiled MLP: a numerical variable with bucket centres is read as the one-hot
-of its nearest centre (ALTA's first MLP layers; with noise of 0.1 a raw ``1/(k+1)`` could
-not be told apart from its neighbours), and the head outputs are reset to undefined (zero)
-after the MLP. Training pairs are deduplicated: the set ``D`` of Appendix B.
+What is learned is ``config.mlp``:
+
+* ``"whole"`` (the default, ALTA App. C.1: "train a MLP layer based on these pairs of input
+  and output vectors"): :class:`WholeMLP` reads the whole residual vector and produces the
+  whole output vector of the sub-layer (``x + net(x)``, every dimension), so position
+  one-hots, numerical variables and head outputs are whatever it learned to write;
+* ``"written"`` (narrower): :class:`LearnedMLP` reads every slot of the residual and writes
+  only the slots of the variables that some rule writes, as the compiled MLP's output rows do
+  (a learned write to a query or key variable, even of 0.01, would move the compiled
+  attention's exact score ties). Two parts stay compiled, as in ALTA's compiled MLP: a
+  numerical variable with bucket centres is read as the one-hot of its nearest centre (ALTA's
+  first MLP layers; with noise of 0.1 a raw ``1/(k+1)`` could not be told apart from its
+  neighbours), and the head outputs are reset to undefined (zero) after the MLP.
+
+Both are trained alike: the L2 loss between the sub-layer's output on noisy inputs and the
+clean output. Training pairs are deduplicated: the set ``D`` of Appendix B.
 
 >>> from rasplab.programs import get_program
 >>> from rasplab.analysis.trace_config import TraceConfig
->>> cfg = TraceConfig(train_samples=200, test_samples=50, steps=50)
+>>> cfg = TraceConfig(train_samples=200, test_samples=50, steps=50, mlp="written")
 >>> r = trace_supervise(get_program("parity_sequential_relative"), cfg)
 >>> r.pairs, sorted(r.record())
 (13, ['length_gt_20', 'length_le_20', 'mlp_train_loss', 'ones_gt_20', 'seconds'])
@@ -139,8 +148,42 @@ class LearnedMLP(nn.Module):
         return out
 
 
+class WholeMLP(nn.Module):
+    """The whole MLP sub-layer learned: ``x + net(x)`` over every residual dimension.
+
+    >>> from rasplab.programs import get_program
+    >>> from rasplab.compiler import compile_program
+    >>> layout = compile_program(get_program("parity_sequential_relative").program()).layout
+    >>> m = WholeMLP(layout, TraceConfig(hidden_layers=1, hidden_size=8))
+    >>> m(torch.zeros(3, layout.width)).shape == (3, layout.width)
+    True
+    """
+
+    def __init__(self, layout: Layout, config: TraceConfig):
+        super().__init__()
+        self.width = layout.width
+        every = torch.arange(layout.width, dtype=torch.long)
+        self.register_buffer("copy", every)
+        self.register_buffer("written", every.clone())
+        act = {"relu": nn.ReLU, "gelu": nn.GELU}[config.activation]
+        layers: list[nn.Module] = []
+        for k in range(config.hidden_layers):
+            n_in = layout.width if k == 0 else config.hidden_size
+            layers += [nn.Linear(n_in, config.hidden_size), act()]
+        layers.append(nn.Linear(config.hidden_size, layout.width))
+        self.net = nn.Sequential(*layers)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """``[N, D]``: the residual itself (nothing is read out by compiled parts)."""
+        return x
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The residual after the MLP sub-layer, for residual rows ``x`` ``[N, D]``."""
+        return x + self.net(x)
+
+
 def train_mlp(
-    mlp: LearnedMLP, inputs: np.ndarray, outputs: np.ndarray, config: TraceConfig
+    mlp: LearnedMLP | WholeMLP, inputs: np.ndarray, outputs: np.ndarray, config: TraceConfig
 ) -> float:
     """Fit ``mlp`` to the pairs: L2 between the sub-layer's output on noisy inputs and the
     clean output, on the written dims; returns the final mean squared error without noise."""
@@ -245,7 +288,10 @@ def trace_supervise(entry: LibraryProgram, config: TraceConfig) -> TraceResult:
     test, _ = entry.inputs(config.test_lengths, config.test_samples, config.seed, "test")
     inputs, outputs = mlp_pairs(program, model.layout, [entry.encode(x) for x in train])
     torch.manual_seed(int(torch_generator(config.seed, "mlp-init").initial_seed()))
-    mlp = LearnedMLP(program, model.layout, config)
+    if config.mlp == "whole":
+        mlp: LearnedMLP | WholeMLP = WholeMLP(model.layout, config)
+    else:
+        mlp = LearnedMLP(program, model.layout, config)
     loss = train_mlp(mlp, inputs, outputs, config)
     mlp.eval()
     ids = [entry.encode(x) for x in test]
