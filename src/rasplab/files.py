@@ -267,6 +267,11 @@ def read_model_dir(directory: str | Path, spec_name: str, weights_name: str) -> 
     from safetensors.torch import load_file
 
     path, where = Path(directory), str(directory)
+    if path.exists() and not path.is_dir():
+        raise RasplabError(
+            f"model directory {where!r} is a file, not a folder; give the folder that "
+            "compile --out wrote"
+        )
     if not path.is_dir():
         raise RasplabError(f"model directory {where!r} does not exist")
     missing = [f for f in (spec_name, weights_name) if not (path / f).is_file()]

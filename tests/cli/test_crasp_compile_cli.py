@@ -9,6 +9,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from rasplab.cli import main
+from rasplab.compiler.modelspec import spec_digest
 
 
 def cli(capsys, *args):
@@ -55,6 +56,11 @@ def test_verify_json_and_exit_1_on_a_corrupted_weight(capsys, tmp_path):
     weights[name] = weights[name].clone()
     weights[name][0] = -weights[name][0]
     save_file(weights, str(d / "model.safetensors"))
+    code, out, err = cli(capsys, "crasp", "verify", "tomita2", "--model", str(d), *args)
+    assert code == 2 and "do not belong together" in err  # the digest catches the edit
+    spec = json.loads((d / "model.json").read_text())  # a consistent model with a wrong weight
+    spec["digest"] = spec_digest(spec, d / "model.safetensors")
+    (d / "model.json").write_text(json.dumps(spec))
     code, out, _ = cli(capsys, "crasp", "verify", "tomita2", "--model", str(d), *args)
     rec = json.loads(out)
     assert code == 1 and rec["agree"] < rec["total"]

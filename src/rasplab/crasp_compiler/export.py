@@ -2,10 +2,13 @@
 
 The weights go to safetensors (a sparse matrix as ``NAME.indices``/``NAME.values`` with its
 shape in the JSON); the JSON holds the spec (program, alphabet, maximum length, dtype, width,
-head offsets, coordinate names, which decoded operations are counts). Both files are written
-into a temporary folder next to the target and moved into place only when complete, so an
-error leaves nothing behind. Loading never unpickles anything; an inconsistent folder is one
-:class:`~rasplab.errors.RasplabError` line.
+head offsets, coordinate names, which decoded operations are counts) and a SHA-256 digest
+over the spec and the weights, so that an edited field (``max_length``, ``dtype``,
+``symbols``) or weights paired with another model's JSON is refused, not run. Both files are
+written into a hidden folder beside the target, which is swapped in whole when complete, so
+an error leaves nothing behind and an earlier model there is replaced in one step; a folder
+holding other files is refused (replacing it would delete them). Loading never unpickles
+anything; an inconsistent folder is one :class:`~rasplab.errors.RasplabError` line.
 
 >>> import tempfile, torch
 >>> from rasplab.crasp.library import program
@@ -21,17 +24,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import save_file
 
+from rasplab.compiler.modelspec import check_digest, spec_digest
 from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.errors import RasplabError
-from rasplab.files import publish, read_model_dir
+from rasplab.files import publish, read_model_dir, replace_dir, temp_dir
 
 FORMAT = "rasplab-crasp-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -42,6 +45,13 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise RasplabError(f"--out {str(out)!r} is a file; give a directory")
+    if out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in (WEIGHTS, SPEC))
+        if others:
+            raise RasplabError(
+                f"cannot write the model to {str(out)!r}: it holds other files ({others[0]}, "
+                "...) that replacing the folder would delete; give a new or empty folder"
+            )
     flat, shapes = {}, {}
     for name, t in model.named_buffers():
         if t.is_sparse:
@@ -54,20 +64,16 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     parent = out.parent if str(out.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+        tmp = temp_dir(out)
     except OSError as err:
         raise RasplabError(f"cannot write to {str(out)!r}: {err.strerror or err}") from err
     try:
         save_file(flat, str(tmp / WEIGHTS))
+        spec["digest"] = spec_digest(spec, tmp / WEIGHTS)
         (tmp / SPEC).write_text(json.dumps(spec), encoding="utf-8")
         for f in (WEIGHTS, SPEC):  # the usual file mode (safetensors writes owner-only)
             publish(tmp / f, tmp / f)
-        if out.exists():
-            for f in (WEIGHTS, SPEC):
-                publish(tmp / f, out / f)
-            tmp.rmdir()
-        else:
-            publish(tmp, out, directory=True)
+        replace_dir(tmp, out)
     except (OSError, SafetensorError) as err:
         shutil.rmtree(tmp, ignore_errors=True)
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
@@ -81,6 +87,8 @@ def load_compiled(directory: str | Path, program: CraspProgram | None = None) ->
     spec, flat = read_model_dir(directory, SPEC, WEIGHTS)
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise RasplabError(f"{where!r} is not a rasplab compiled C-RASP model")
+    check_digest(spec, Path(directory) / WEIGHTS, repr(where))
+    spec.pop("digest")
     try:
         tensors = {}
         for name, shape in spec.pop("sparse_shapes").items():

@@ -44,7 +44,7 @@ class VerifyReport:
     total: int = 0
     agree: int = 0
     first_divergence: dict | None = None
-    _first_index: int | None = None
+    _first_index: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -76,7 +76,7 @@ def exhaustive_ids(alphabet_size: int, n: int) -> np.ndarray:
     return ids
 
 
-def _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed):
+def _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed, saved=False):
     """Lists of ``[B, n+1]`` id arrays (one per length), in verification order."""
     s = len(program.alphabet)
     k = default_exhaustive(s, max_length) if exhaustive_up_to is None else exhaustive_up_to
@@ -94,7 +94,11 @@ def _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed):
     if b.hi > max_length:
         raise RasplabError(
             f"--lengths {b} goes beyond the maximum length {max_length} the model is "
-            "compiled for (raise --max-length)"
+            + (
+                "saved for (compile it again with a larger --max-length)"
+                if saved
+                else "compiled for (raise --max-length)"
+            )
         )
     rng = generator(seed, "crasp-verify", program.name)
     drawn = rng.integers(b.lo, b.hi + 1, size=samples)
@@ -129,13 +133,15 @@ def verify(
     seed: int = 0,
     model: CraspTransformer | None = None,
 ) -> VerifyReport:
-    """Compare the compiled model with the interpreter (see the module docstring)."""
-    if model is not None:
+    """Compare the compiled model with the interpreter (see the module docstring); the first
+    divergence reported is one of the shortest disagreeing strings."""
+    saved = model is not None
+    if saved:
         max_length = model.spec["max_length"]
     check_max_length(max_length)
-    arrays = _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed)
-    if model is None:
+    if model is None:  # first: a length beyond the precision is compile's own message
         model = compile_program(program, max_length)
+    arrays = _inputs(program, max_length, exhaustive_up_to, lengths, samples, seed, saved)
     names = model.decode_names
     if names != [op.name for op in program.ops]:
         raise RasplabError(
@@ -152,9 +158,10 @@ def verify(
             bad_rows = bad.any(axis=(0, 2))
             report.total += len(order)
             report.agree += int((~bad_rows).sum())
-            for r in np.flatnonzero(bad_rows):
-                if report._first_index is None or order[r] < report._first_index:
-                    report._first_index = order[r]
+            for r in np.flatnonzero(bad_rows):  # the shortest string, then the first drawn
+                key = (ids.shape[1], int(order[r]))
+                if report._first_index is None or key < report._first_index:
+                    report._first_index = key
                     report.first_divergence = _divergence(
                         program, names, ids[r], bad[:, r], want[:, r], got[:, r]
                     )

@@ -14,12 +14,16 @@ import typer
 from rasplab.cli.options import CRASP_PROGRAM_HELP
 from rasplab.cli.output import print_verify
 from rasplab.crasp_compiler.precision import DEFAULT_MAX_LENGTH
+from rasplab.errors import RasplabError
 
 
 def verify_command(
     name: str = typer.Argument(..., metavar="PROGRAM", help=CRASP_PROGRAM_HELP),
     max_length: int = typer.Option(
-        DEFAULT_MAX_LENGTH, "--max-length", metavar="N", help="Compile for inputs up to N."
+        None,
+        "--max-length",
+        metavar="N",
+        help=f"Compile for inputs up to N (default {DEFAULT_MAX_LENGTH}; not with --model).",
     ),
     exhaustive_up_to: int = typer.Option(
         None,
@@ -44,12 +48,20 @@ def verify_command(
 ) -> None:
     """Check the compiled transformer against the interpreter, every operation at every
     position; exit 1 on any disagreement."""
+    # start-up time: torch
     from rasplab.crasp.load import load_crasp_program
     from rasplab.crasp_compiler.export import load_compiled
     from rasplab.crasp_compiler.verify import verify
 
     program = load_crasp_program(name)
     model = None if model_dir is None else load_compiled(model_dir, program)
+    if model is not None and max_length is not None and max_length != model.spec["max_length"]:
+        raise RasplabError(
+            f"--max-length {max_length} does not apply to --model: the saved model is exact up "
+            f"to {model.spec['max_length']} symbols; compile it again with --max-length "
+            f"{max_length}, or drop --max-length"
+        )
+    max_length = DEFAULT_MAX_LENGTH if max_length is None else max_length
     report = verify(
         program,
         model=model,
