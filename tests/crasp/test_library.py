@@ -105,3 +105,21 @@ def test_induction_head_predicts_the_symbols_that_followed_the_current_one():
             followers = {s[j + 1] for j in range(i - 1) if s[j] == s[i - 1]}
             want.append(tuple(sorted(followers)))
         assert r.readout(b) == want, s
+
+
+def test_every_program_is_in_the_smallest_class_its_task_allows():
+    from rasplab.crasp.expressibility import PLAIN, RECORDED, task_names
+
+    # (aa)* and (aaaa)* need a periodic predicate only (Appendix C.2.3), Tomita 4 a local
+    # relation only: the computed class is smaller than the paper's column
+    classes = {e.name: e.crasp_class for e in library.entries()}
+    assert classes["aa_star"] == classes["aaaa_star"] == "C-RASP[periodic]"
+    assert classes["tomita4"] == "C-RASP[local]"
+    for entry in library.entries():
+        # a task's own program is positional only where the seed rules out (or found no)
+        # C-RASP[] program; tomita7_bigrams is the seed's second, local, construction
+        if entry.task != entry.name or entry.crasp_class == PLAIN:
+            continue
+        if entry.task not in task_names():  # another family (Delétang et al.'s tasks)
+            continue
+        assert RECORDED[(entry.task, PLAIN)][0] in ("no", "none found"), entry.name
