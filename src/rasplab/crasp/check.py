@@ -14,7 +14,9 @@ compares, at every scored position, what the task's target asks for:
 * answer and label tasks (next-token formulation): a ``"token"`` readout must give the target.
 
 Programs run in chunks of similar length, keeping only the output and readout values, so that
-programs with thousands of operations stay within a bounded memory.
+programs with thousands of operations stay within a bounded memory. The disagreement reported
+is one of the shortest strings that disagree (a counterexample a person can read), the first
+drawn among those.
 
 >>> from rasplab.crasp.library import program
 >>> r = check_program(program("tomita2"), "tomita2", lengths="1-40", samples=50)
@@ -96,15 +98,17 @@ def check_program(
     automaton = getattr(task, "automaton", None)
     if automaton is not None:
         cases += _outside_language(rng, automaton, examples, mode, samples)
-    agree, first = 0, None
-    for case, (readout, accepts) in zip(cases, _evaluate(program, [c.symbols for c in cases])):
+    agree, first, first_key = 0, None, None
+    results = _evaluate(program, [c.symbols for c in cases])
+    for index, (case, (readout, accepts)) in enumerate(zip(cases, results)):
         diff = _first_difference(
             case.readout, readout, "next set" if mode == "set" else "next token"
         )
         diff = diff or _first_difference(case.accepts, accepts, "membership")
         if diff is None:
             agree += 1
-        elif first is None:
+        elif first_key is None or (len(case.symbols), index) < first_key:
+            first_key = (len(case.symbols), index)
             first = {"input": " ".join(case.symbols), "origin": case.origin, **diff}
     return CheckResult(task.name, program.name, len(cases), agree, first)
 
