@@ -92,6 +92,16 @@ def _from_json(data: dict) -> CraspProgram:
                 period=per,
             )
         )
+    names = [op.name for op in ops]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise RasplabError(
+            f"operation name {twice[0]!r} is used by {names.count(twice[0])} operations; "
+            "each operation needs its own name"
+        )
+    output = data.get("output")
+    if output is not None and output not in names:
+        raise RasplabError(f"output {output!r} names no operation; give one of: {', '.join(names)}")
     readout = data.get("readout")
     if readout is not None:
         readout = Readout(readout["kind"], tuple(readout["symbols"]), tuple(readout["ops"]))
