@@ -30,7 +30,10 @@ import yaml
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.files import atomic_write_text
+from rasplab.models import ModelConfig
 from rasplab.seeding import check_seed
+from rasplab.tasks import task_names
 
 SCHEDULES = ("constant", "cosine", "linear")
 DECODINGS = ("teacher_forced", "greedy")
@@ -207,13 +210,6 @@ class EvalConfig:
                     raise RasplabError(f"eval.slices lists {name!r} twice; give each slice once")
 
 
-def _model_config_class():
-    """The models stage's ModelConfig class (imported late: the harness composes it)."""
-    from rasplab.models import ModelConfig
-
-    return ModelConfig
-
-
 @dataclass(frozen=True)
 class ExperimentConfig:
     """One run: task (+ options), variant label, seed, model, training and evaluation."""
@@ -227,15 +223,13 @@ class ExperimentConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     def __post_init__(self) -> None:
-        from rasplab.tasks import task_names
-
         if not isinstance(self.task, str) or self.task not in task_names():
             raise unknown_name("task", str(self.task), task_names())
         if not isinstance(self.task_options, dict):
             raise RasplabError("task_options must be a mapping of option name to value")
         check_seed(self.seed)
         if self.model is None:
-            object.__setattr__(self, "model", _model_config_class()())
+            object.__setattr__(self, "model", ModelConfig())
         if not self.variant:
             object.__setattr__(self, "variant", variant_label(self.model))
 
@@ -450,7 +444,7 @@ def experiment_from_dict(data: dict) -> ExperimentConfig:
     if "variant" in kwargs and kwargs["variant"] is not None:
         kwargs["variant"] = str(kwargs["variant"])
     kwargs["task_options"] = dict(data.get("task_options") or {})
-    kwargs["model"] = coerce_dataclass(_model_config_class(), data.get("model") or {}, "model")
+    kwargs["model"] = coerce_dataclass(ModelConfig, data.get("model") or {}, "model")
     kwargs["train"] = coerce_dataclass(TrainConfig, data.get("train") or {}, "train")
     kwargs["eval"] = coerce_dataclass(EvalConfig, data.get("eval") or {}, "eval")
     return ExperimentConfig(**kwargs)
@@ -571,6 +565,4 @@ def load_config(
 
 def save_config(config: ExperimentConfig, path: str | Path) -> None:
     """Write the resolved config as YAML (atomically)."""
-    from rasplab.files import atomic_write_text
-
     atomic_write_text(Path(path), yaml.safe_dump(config.to_dict(), sort_keys=False))

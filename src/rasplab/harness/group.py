@@ -36,8 +36,19 @@ import torch
 from rasplab.errors import RasplabError
 from rasplab.harness.checkpoint import save_checkpoint
 from rasplab.harness.config import ExperimentConfig
+from rasplab.harness.encoding import Encoder
 from rasplab.harness.evaluate import evaluate
-from rasplab.harness.setup import CHECKPOINT, FINAL, run_threads
+from rasplab.harness.regularizer import penalties
+from rasplab.harness.setup import (
+    CHECKPOINT,
+    FINAL,
+    build_task,
+    max_positions,
+    resolve_device,
+    run_bins,
+    run_splits,
+    run_threads,
+)
 from rasplab.harness.stacked import (
     StackedRuns,
     per_run,
@@ -71,15 +82,6 @@ def group_key(config: ExperimentConfig) -> tuple | None:
     >>> group_key(experiment_from_dict({"task": "tomita1", "model": {"pe": "rope"}})) is None
     True
     """
-    from rasplab.harness.encoding import Encoder
-    from rasplab.harness.setup import (
-        build_task,
-        max_positions,
-        resolve_device,
-        run_bins,
-        run_splits,
-    )
-
     cfg = config.train
     if not stackable(config.model) or cfg.pack_tokens or resolve_device(cfg.device).type != "cpu":
         return None
@@ -306,8 +308,6 @@ def _loop(members: list[_Member], done, index: list[int], on_step=None) -> None:
 def _penalties(params: dict, config, cfgs: list) -> torch.Tensor | float:
     """Seed 003's regularizer per run, [R] (0.0 when no run uses it); ``params`` are
     :attr:`StackedRuns.params`."""
-    from rasplab.harness.regularizer import penalties
-
     pe = per_run([c.pe_penalty for c in cfgs])
     wp = per_run([c.weight_penalty for c in cfgs])
     if not (bool(pe.any()) or bool(wp.any())):

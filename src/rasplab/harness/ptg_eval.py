@@ -16,13 +16,14 @@ import json
 import sys
 from collections.abc import Sequence
 
+import torch
+
 from rasplab.harness.setup import load_run as load_harness_run
 from rasplab.tasks.ptg.evaluate import Predict, evaluate_splits
 
 
 def harness_predictor(model, encoder) -> Predict:
     """A ``predict`` function for a harness model (``model(ids, mask, None) -> [B, T, C]``)."""
-    import torch
 
     def predict(examples):
         batch = encoder.encode(list(examples))
@@ -50,8 +51,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="test-set seed")
     parser.add_argument("--splits", default=None, help="comma-separated split names")
     args = parser.parse_args(argv)
-    import torch
-
     torch.set_num_threads(1)
     config, task, encoder, model = load_run(args.run_dir)
     if config.task != "ptg":

@@ -26,8 +26,11 @@ import torch
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError, unknown_name
-from rasplab.harness.config import ExperimentConfig, TrainConfig
+from rasplab.harness.checkpoint import load_checkpoint
+from rasplab.harness.config import ExperimentConfig, TrainConfig, load_config
 from rasplab.harness.encoding import Encoder
+from rasplab.models import build_model
+from rasplab.tasks import get_task, task_factory, task_names
 
 CHECKPOINT = "checkpoint.safetensors"
 FINAL = "model.safetensors"
@@ -51,8 +54,6 @@ class RunSetup:
 
 def build_task(config: ExperimentConfig):
     """The task of ``config`` with its options; a rejected option is a RasplabError."""
-    from rasplab.tasks import get_task
-
     try:
         return get_task(config.task, **config.task_options)
     except TypeError as err:
@@ -199,8 +200,6 @@ def packing_tasks() -> list[str]:
     >>> "ptg" in packing_tasks()
     True
     """
-    from rasplab.tasks import task_factory, task_names
-
     return [n for n in task_names() if callable(getattr(task_factory(n), "pack", None))]
 
 
@@ -244,8 +243,6 @@ def check_packing(config: ExperimentConfig, task, train_bin: Bin) -> None:
 
 def prepare_run(config: ExperimentConfig) -> RunSetup:
     """Validate a run's config and build its task, encoder and freshly initialised model."""
-    from rasplab.models import build_model
-
     task = build_task(config)
     train_bin, test_bins = run_bins(config, task)
     splits = run_splits(config, task, test_bins)
@@ -268,9 +265,6 @@ def prepare_run(config: ExperimentConfig) -> RunSetup:
 
 def load_run(run_dir: str | Path) -> tuple[ExperimentConfig, RunSetup]:
     """The config and set-up of a finished run folder, with its trained weights (eval mode)."""
-    from rasplab.harness.checkpoint import load_checkpoint
-    from rasplab.harness.config import load_config
-
     path = Path(run_dir)
     if not (path / FINAL).is_file():
         raise RasplabError(f"{str(path)!r} holds no finished run ({FINAL} is missing)")

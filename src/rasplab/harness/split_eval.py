@@ -19,7 +19,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import torch
+
 from rasplab.errors import RasplabError
+from rasplab.harness.encoding import encoded_test_set
 from rasplab.harness.evaluate import BinMetrics, evaluate
 from rasplab.harness.setup import load_run
 
@@ -29,8 +32,6 @@ def score_split(
 ) -> BinMetrics:
     """Whole-sequence metrics of the finished run in ``run_dir`` on ``n`` examples of the
     task's named ``split`` (drawn with ``seed``; fewer when the split is smaller)."""
-    from rasplab.harness.encoding import encoded_test_set
-
     if n < 1:
         raise RasplabError(f"--n must be a positive number of examples, got {n}")
     config, setup = load_run(run_dir)
@@ -61,8 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=1000, help="examples (at most the split)")
     parser.add_argument("--seed", type=int, default=0, help="which examples are drawn")
     args = parser.parse_args(argv)
-    import torch
-
     torch.set_num_threads(1)
     try:
         metrics = score_split(args.run_dir, args.split, args.n, args.seed)

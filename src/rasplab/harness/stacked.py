@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from rasplab.harness.param_groups import parameter_groups
 from rasplab.models.config import ModelConfig
 
 
@@ -112,8 +113,6 @@ class StackedRuns:
     def _lr_scales(self, model: torch.nn.Module, kind: str) -> torch.Tensor:
         """The flat [N] learning-rate scale of every weight of ``model`` under the separate
         trainer's optimizer groups of ``kind`` (:func:`parameter_groups`)."""
-        from rasplab.harness.param_groups import parameter_groups
-
         scale = {
             id(p): g["lr_scale"] for g in parameter_groups(model, 0.0, kind) for p in g["params"]
         }

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rasplab import __version__
 from rasplab.errors import RasplabError
 
 FORMAT = "rasplab-results-1"
@@ -105,8 +106,6 @@ def finite_json(value, **kwargs) -> str:
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """rasplab's version, plus the git commit when the source is in a git checkout."""
-    from rasplab import __version__
-
     here = Path(__file__).resolve().parent
     try:
         out = subprocess.run(

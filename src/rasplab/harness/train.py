@@ -43,7 +43,7 @@ from rasplab.harness.setup import (  # noqa: F401  (re-exported for callers of t
     run_bins,
     run_threads,
 )
-from rasplab.harness.store import finite_json
+from rasplab.harness.store import code_version, finite_json
 from rasplab.models.pretrained import write_config_json
 from rasplab.seeding import generator, torch_generator
 
@@ -203,8 +203,6 @@ def start_run(config: ExperimentConfig, run_dir: str | Path | None, resume: bool
 
 def finish_result(config: ExperimentConfig, setup, state: dict, run_path: Path | None) -> RunResult:
     """The :class:`RunResult` of a finished run's state (written to ``result.json`` too)."""
-    from rasplab.harness.store import code_version
-
     metrics = state["metrics"]
     result = RunResult(
         run_id=config.hash(),
