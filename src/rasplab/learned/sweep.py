@@ -29,8 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from rasplab.errors import RasplabError
 from rasplab.learned.config import LearnConfig, config_from_dict
 
@@ -83,8 +81,19 @@ def sweep_from_dict(data: dict) -> LearnSweep:
     elif not isinstance(grid, dict) or any(not isinstance(v, list) or not v for v in grid.values()):
         raise RasplabError("learn sweep 'grid' must map each key to a non-empty list of values")
     seeds = data.get("seeds", [0])
-    if not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds):
-        raise RasplabError("learn sweep 'seeds' must be a list of non-negative integers")
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+    ):
+        raise RasplabError(
+            f"learn sweep 'seeds' must be a non-empty list of non-negative integers; got {seeds!r}"
+        )
+    repeated = sorted({s for s in seeds if seeds.count(s) > 1})
+    if repeated:
+        raise RasplabError(
+            f"learn sweep 'seeds' lists seed {repeated[0]} more than once (one run per seed)"
+        )
     unknown = set(data) - {"name", "base", "grid", "seeds"}
     if unknown:
         raise RasplabError(f"unknown learn sweep keys: {', '.join(sorted(unknown))}")
@@ -92,12 +101,10 @@ def sweep_from_dict(data: dict) -> LearnSweep:
 
 
 def load_sweep(path: str | Path) -> LearnSweep:
-    """Read a sweep YAML file."""
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise RasplabError(f"cannot read learn sweep {path}: {str(err).splitlines()[0]}") from err
-    return sweep_from_dict(data)
+    """Read a sweep YAML file (a key given twice in one mapping is refused, as ``sweep`` does)."""
+    from rasplab.harness.config import read_yaml
+
+    return sweep_from_dict(read_yaml(path))
 
 
 def run_sweep(
