@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import typer
 
@@ -41,8 +42,7 @@ def figure_command(
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
 ) -> None:
     """Run the figure's sweep and write its PNG, markdown table and JSON summary."""
-    from pathlib import Path
-
+    # start-up time: torch
     from rasplab.analysis.bounds.experiments import check_figure, fit_text, make_figure
 
     check_figure(figure)
@@ -68,6 +68,7 @@ def margin_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
 ) -> None:
     """Theorem 4.1's quantities for the model of RUN_DIR (its whole position table)."""
+    # start-up time: torch
     from rasplab.analysis.bounds.experiments import run_bound
 
     q = run_bound(run_dir, epsilon, precision_bits, constant)

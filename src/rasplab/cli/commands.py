@@ -43,6 +43,10 @@ from rasplab.cli.crasp import run as crasp_run
 from rasplab.cli.crasp import show as crasp_show
 from rasplab.cli.crasp import table as crasp_table
 from rasplab.cli.crasp import verify as crasp_verify
+from rasplab.cli.rasp import compile as rasp_compile
+from rasplab.cli.rasp import programs as rasp_programs
+from rasplab.cli.rasp import run as rasp_run
+from rasplab.cli.rasp import verify as rasp_verify
 
 HELP = "A laboratory for what transformers can and cannot compute."
 
@@ -59,6 +63,7 @@ class Command:
 
 GROUPS: dict[str, str] = {
     "crasp": "C-RASP counting programs: library, interpreter, checks against tasks.",
+    "rasp": "RASP as Tracr users write it: Tracr's library, exact compiler, verifier.",
     "bounds": "Quantitative length-generalization bounds (seed 004): margins and Figures 1-3.",
 }
 """The command groups and their help, in the order ``rasplab --help`` lists them."""
@@ -109,6 +114,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("crasp compile", crasp_compile.compile_command),
     Command("crasp verify", crasp_verify.verify_command),
     Command("crasp table", crasp_table.table_command),
+    Command("rasp programs", rasp_programs.programs_command),
+    Command("rasp run", rasp_run.run_command),
+    Command("rasp compile", rasp_compile.compile_command),
+    Command("rasp verify", rasp_verify.verify_command),
     Command(
         "bounds figure",
         bounds.figure_command,

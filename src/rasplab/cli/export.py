@@ -17,6 +17,7 @@ from pathlib import Path
 import typer
 
 from rasplab.errors import RasplabError
+from rasplab.programs import get_program
 
 TARGETS = ("transformer-lens",)
 
@@ -39,6 +40,7 @@ def export_command(
     ),
 ) -> None:
     """Export a compiled library program (e.g. to a TransformerLens 4 TransformerBridge)."""
+    # start-up time: torch
     from rasplab.compiler.hooked import (
         check_layers,
         hooked_tokens,
@@ -47,7 +49,6 @@ def export_command(
         to_transformer_lens,
     )
     from rasplab.compiler.verify import compile_for
-    from rasplab.programs import get_program
     from rasplab.programs.verify import compile_entry
 
     if to not in TARGETS:

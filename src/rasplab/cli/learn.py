@@ -23,11 +23,13 @@ import json
 import typer
 
 from rasplab.cli.output import say
+from rasplab.errors import RasplabError
+from rasplab.files import write_file
 
 
 def parse_args(args: list[str]) -> dict:
     """``TASK key=value ...`` -> config data (values parsed as YAML scalars)."""
-    from rasplab.errors import RasplabError
+    # start-up time: torch
     from rasplab.harness.config import parse_override, set_dotted
 
     if not args or "=" in args[0]:
@@ -42,6 +44,7 @@ def parse_args(args: list[str]) -> dict:
 
 
 def _verify_run(path: str, as_json: bool) -> None:
+    # start-up time: torch
     from rasplab.learned.learn import verify_run
 
     checked = verify_run(path)
@@ -52,7 +55,7 @@ def _verify_run(path: str, as_json: bool) -> None:
 
 
 def _lang_run(path: str, out: str | None, as_json: bool) -> None:
-    from rasplab.files import write_file
+    # start-up time: torch
     from rasplab.learned.learn import lang_run
 
     record, listing = lang_run(path)
@@ -122,7 +125,7 @@ def learn_command(
     quiet: bool = typer.Option(False, "--quiet", help="no per-epoch progress"),
 ) -> None:
     """Train a discrete transformer on a RASP task, decompile it, verify program == model."""
-    from rasplab.errors import RasplabError
+    # start-up time: torch
     from rasplab.learned.verify import ProgramMismatch
 
     try:
@@ -132,6 +135,7 @@ def learn_command(
             return _lang_run(lang_dir, out, as_json)
         if sweep is not None:
             return _sweep(sweep, out, as_json, quiet, plot)
+        # start-up time: torch
         from rasplab.learned import config_from_dict, learn
 
         config = config_from_dict(parse_args(args or []))
@@ -143,6 +147,7 @@ def learn_command(
         raise typer.Exit(1) from err
     except RasplabError:
         raise
+    # start-up time: torch
     from rasplab.learned.coverage import warning
 
     unseen = warning(result)
@@ -160,7 +165,7 @@ def learn_command(
 
 
 def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | None) -> None:
-    from rasplab.errors import RasplabError
+    # start-up time: torch
     from rasplab.learned.sweep import load_sweep, run_sweep, summarize
 
     if out is None:
@@ -169,6 +174,7 @@ def _sweep(path: str, out: str | None, as_json: bool, quiet: bool, plot: str | N
     for row in summarize(rows):
         print(json.dumps(row) if as_json else _summary_line(row))
     if plot is not None:
+        # start-up time: torch
         from rasplab.learned.plot import plot_by_length
 
         say(f"wrote {plot_by_length(rows, plot)}")

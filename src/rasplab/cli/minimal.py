@@ -11,7 +11,12 @@ import sys
 
 import typer
 
+from rasplab.bins import Bin
 from rasplab.cli.options import PROGRAM_HELP
+from rasplab.errors import RasplabError
+from rasplab.programs.base import MAX_SAMPLES
+from rasplab.programs.loading import resolve_program
+from rasplab.seeding import check_seed
 
 SPLIT_TASKS = {"scan": "scan"}
 """Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
@@ -19,7 +24,7 @@ SPLIT_TASKS = {"scan": "scan"}
 
 def _split_inputs(name: str, options: dict) -> tuple[list[str], list[str]]:
     """The (train, test) inputs of the task split that ``options`` choose for program ``name``."""
-    from rasplab.errors import RasplabError
+    # start-up time: the task registry
     from rasplab.tasks import get_task
 
     if name not in SPLIT_TASKS:
@@ -43,12 +48,8 @@ def minimal_record(
     options: dict | None = None,
 ) -> dict:
     """The ``rasplab minimal`` result as one JSON-ready dict."""
+    # start-up time: the analysis stage
     from rasplab.analysis.minimal import evaluate_minimal, evaluate_on, minimize, minimize_on
-    from rasplab.bins import Bin
-    from rasplab.errors import RasplabError
-    from rasplab.programs.base import MAX_SAMPLES
-    from rasplab.programs.loading import resolve_program
-    from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")
@@ -128,6 +129,7 @@ def minimal_command(
     Rule counts follow ALTA: update rules plus one reset rule per head-output value
     (minimal: the fired updates and the fired resets).
     """
+    # start-up time: the task registry
     from rasplab.tasks.export import parse_options
 
     record = minimal_record(name, train_lengths, test_lengths, samples, seed, parse_options(option))

@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
 
 from rasplab.cli.options import DEFAULT_DB, grid_ids
 from rasplab.cli.output import say
+from rasplab.files import atomic_write_text
 
 
 def report_command(
@@ -35,6 +37,7 @@ def report_command(
     ),
 ) -> None:
     """Rebuild runs.csv, summary.md/csv and the PNG plots from the results database."""
+    # start-up time: torch
     from rasplab.reports import build_report
 
     grid = None if config is None else grid_ids(config, db)
@@ -48,9 +51,7 @@ def report_command(
 
 def _chomsky_score(db: str, out_dir: Path, grid, selected: bool) -> None:
     """Write chomsky_score.md and .json (rasplab.reports.chomsky_score) into ``out_dir``."""
-    import json
-
-    from rasplab.harness.checkpoint import atomic_write_text
+    # start-up time: torch
     from rasplab.reports.chomsky_score import markdown, select_best, store_scores
 
     scores = store_scores(db, grid)

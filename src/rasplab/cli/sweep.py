@@ -39,6 +39,7 @@ def sweep_command(
     ),
 ) -> None:
     """Run a grid of runs (resumable: finished runs are never repeated), then report."""
+    # start-up time: torch
     from rasplab.harness import run_sweep
     from rasplab.reports import build_report
 

@@ -16,6 +16,7 @@ def tasks_command(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per task on stdout."),
 ) -> None:
     """List tasks: name, description, vocabulary size, default bins."""
+    # start-up time: the task registry
     from rasplab.tasks import get_task, task_names
 
     for name in task_names():

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from rasplab.errors import RasplabError
+
 _FOLDERS = typer.Argument(
     ...,
     metavar="DIR...",
@@ -21,8 +23,8 @@ def trace_figure_command(
 ) -> None:
     """Accuracy by length and by number of ones (ALTA Figure 5), one line per run folder:
     trace-supervise runs solid, harness runs (standard supervision) dashed."""
+    # start-up time: the analysis stage
     from rasplab.analysis.trace_figure import trace_figure
-    from rasplab.errors import RasplabError
 
     results = []
     for folder in folders:

@@ -20,6 +20,7 @@ def trace_grid_command(
     """Run every (program, seed) of GRID into DIR/PROGRAM/seed=S, skipping the runs
     already there (run it again after a stop to go on); then the mean and spread over
     seeds of length <= 20, length > 20 and ones > 20 per program."""
+    # start-up time: torch
     from rasplab.analysis.trace_grid import (
         METRICS,
         grid_summary,

@@ -14,14 +14,15 @@ from pathlib import Path
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP
+from rasplab.errors import RasplabError
 from rasplab.files import atomic_write_bytes, check_output_folder, make_output_folder
+from rasplab.programs.loading import resolve_program
 
 
 def _overrides(pairs: list[str]) -> dict:
     """``["steps=100", ...]`` -> ``{"steps": 100}`` (values parsed as YAML scalars)."""
+    # start-up time: yaml
     import yaml
-
-    from rasplab.errors import RasplabError
 
     out = {}
     for pair in pairs:
@@ -34,10 +35,10 @@ def _overrides(pairs: list[str]) -> dict:
 
 def trace_record(name: str, config: str | None, sets: list[str], out: str | None) -> dict:
     """Run trace supervision for ``name``; write ``result.json`` and the PNG under ``out``."""
+    # start-up time: torch
     from rasplab.analysis.trace_config import load_trace_config
     from rasplab.analysis.trace_figure import trace_figure
     from rasplab.analysis.trace_supervision import trace_supervise
-    from rasplab.programs.loading import resolve_program
 
     cfg = load_trace_config(config, _overrides(sets))
     entry = resolve_program(name)

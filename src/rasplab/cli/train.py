@@ -29,6 +29,7 @@ def train_command(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar"),
 ) -> None:
     """Train and evaluate one run; store it in the results database."""
+    # start-up time: torch and matplotlib
     from rasplab.harness import ResultsStore, claims, load_config, train
     from rasplab.harness.claims import Heartbeat, claim, holder, owner_id
     from rasplab.harness.store import finite_json

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from rasplab import __version__
+
 
 def version_command() -> None:
     """Print rasplab's version."""
-    from rasplab import __version__
-
     print(__version__)

@@ -29,6 +29,7 @@ def check_command(
     as_json: bool = typer.Option(False, "--json", help='{"total", "agree", "first_disagreement"}.'),
 ) -> None:
     """Check a C-RASP program against a task's own labels; exit 1 on any disagreement."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp.check import check_program
     from rasplab.crasp.load import load_crasp_program
 

@@ -28,6 +28,7 @@ def compile_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Compile a C-RASP program into a softmax transformer and print its sizes."""
+    # start-up time: torch
     from rasplab.crasp.load import load_crasp_program
     from rasplab.crasp_compiler.compile import compile_program, model_stats
     from rasplab.crasp_compiler.export import save_compiled

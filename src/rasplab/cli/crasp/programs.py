@@ -11,6 +11,7 @@ def programs_command(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per program."),
 ) -> None:
     """List the C-RASP library: name, class, task, one-line description."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp import library
 
     rows = [

@@ -40,6 +40,7 @@ def read_lines(text: str | None, path: str | None) -> list[str]:
 def check_distinct(name: str, lines: list[str]) -> None:
     """Refuse an input with a repeated symbol before ``<sep>`` for a library program that is
     right only on distinct symbols (its answer would be wrong, not an error)."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp import library
 
     if name not in library.names() or not library.get(name).distinct:
@@ -61,6 +62,7 @@ def run_records(program, lines: list[str], trace: bool = False) -> list[dict]:
     """Run ``program`` on the input lines as one batch: one record per line, in order:
     ``accept``, ``outputs`` (per position from ``<bos>`` on: the output operation, or the
     next token for a token readout), ``next_sets`` for a set readout, and the trace."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp.interpreter import run
 
     result = run(program, lines)
@@ -122,6 +124,7 @@ def run_command(
     ),
 ) -> None:
     """Run a C-RASP program on input strings (symbols separated by spaces, no <bos>/<eos>)."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp.load import load_crasp_program
 
     program = load_crasp_program(name)

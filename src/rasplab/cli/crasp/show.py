@@ -14,6 +14,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="The program's IR as JSON."),
 ) -> None:
     """Print a program in the seed's notation (or its IR as JSON)."""
+    # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp.load import load_crasp_program
 
     program = load_crasp_program(name)

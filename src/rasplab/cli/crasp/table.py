@@ -56,10 +56,12 @@ def table_command(
     not guaranteed) and, with --db, the measured accuracy per bin for APE and NoPE (and
     APE+reg: APE runs with train.pe_penalty > 0, when the store has them) and whether they
     agree (scored only where generalization is guaranteed)."""
+    # start-up time: torch
     from rasplab.reports.crasp_table.table import build_table, write_table
     from rasplab.reports.crasp_table.text import markdown, records
 
     if family is not None:
+        # start-up time: the C-RASP package (~0.3 s)
         from rasplab.crasp.expressibility import family_tasks
 
         tasks = [*family_tasks(family), *(tasks or ())]
