@@ -49,11 +49,14 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "rasplab.crasp_compiler",
             "rasplab.lens_bridge",
             # RASP's compiler to weights, at the import path Tracr's users expect
-            # (``from rasplab.rasp import compiling``): a compiler, not the language
+            # (``from rasplab.rasp import compiling``): a compiler, not the language; its
+            # export and its verification (compiled == evaluator) stand with it
             "rasplab.rasp.compiling",
             "rasplab.rasp.model",
             "rasplab.rasp.plan",
             "rasplab.rasp.weights",
+            "rasplab.rasp.export",
+            "rasplab.rasp.verify",
         ),
     ),
     ("programs", ("rasplab.programs",)),
