@@ -43,6 +43,11 @@ def import_file(path: str | Path, label: str) -> ModuleType:
         raise RasplabError(f"{label}: {err}") from err
     except Exception as err:  # the user's code failed: report it in one line
         raise RasplabError(f"{label}: {type(err).__name__}: {err}") from err
+    except SystemExit as err:  # sys.exit() in the file would end rasplab silently
+        raise RasplabError(
+            f"{label}: the file called sys.exit({err.code!r}) while being imported; a program "
+            "file must define the program, not exit"
+        ) from err
     finally:
         sys.modules.pop(module_name, None)
     return module

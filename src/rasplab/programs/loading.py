@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 
 from rasplab.errors import RasplabError
+from rasplab.lang.interpreter import interpret
 from rasplab.lang.program import Program
+from rasplab.programs import get_program
 from rasplab.programs.base import LibraryProgram
 from rasplab.usercode import import_file
 
@@ -87,6 +89,11 @@ def built(
         except Exception as err:
             raise RasplabError(f"{ref}: {type(err).__name__}: {err}") from err
     if not isinstance(obj, kinds):
+        if type(obj).__module__.startswith("rasplab.crasp"):
+            raise RasplabError(
+                f"{ref} is a C-RASP program ({type(obj).__name__}); run it with "
+                f"`rasplab crasp run {ref}` (the other rasplab crasp commands take it too)"
+            )
         raise RasplabError(
             f"{ref} is {type(obj).__name__}, not {what}, or pass a function of no "
             "arguments returning one)"
@@ -122,8 +129,6 @@ def token_entry(
     """A library-style entry over raw token ids for a program with no natural input format;
     its ``reference`` is the interpreter itself (there is no independent answer). Without a
     program (a saved model) it only encodes and decodes, for ``input_range`` token ids."""
-    from rasplab.lang.interpreter import interpret
-
     v = program.input_range if program is not None else input_range
     spec = program.inputs if program is not None else None
 
@@ -180,8 +185,6 @@ def resolve_program(ref: str) -> LibraryProgram:
     """The library entry for a library name, or for ``FILE.py:NAME`` (a token entry unless the
     file defines a LibraryProgram)."""
     if not is_file_ref(ref):
-        from rasplab.programs import get_program
-
         return get_program(ref)
     obj = built(ref, load_object(ref))
     return obj if isinstance(obj, LibraryProgram) else token_entry(obj, ref)

@@ -1,0 +1,32 @@
+"""Issue #39's bad-input sweep, item 9: a user file that calls ``sys.exit(0)`` while being
+imported (it ended rasplab with exit 0 and no output) and a C-RASP program given to an ALTA
+command ("is Program, not a Program") each get one line naming the cause, exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from rasplab.cli import main
+
+
+def cli(capsys, *args):
+    with pytest.raises(SystemExit) as done:
+        main(list(args))
+    out = capsys.readouterr()
+    return done.value.code, out.out, out.err
+
+
+def test_a_user_file_that_exits_is_one_line(tmp_path, capsys):
+    path = tmp_path / "exits.py"
+    path.write_text("import sys\nsys.exit(0)\n")
+    code, out, err = cli(capsys, "run", f"{path}:P", "--tokens", "1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "the file called sys.exit(0) while being imported" in err
+
+
+def test_a_crasp_program_in_an_alta_command_says_which_command_takes_it(tmp_path, capsys):
+    path = tmp_path / "c.py"
+    path.write_text('from rasplab.crasp.library import program\nP = program("majority")\n')
+    code, out, err = cli(capsys, "run", f"{path}:P", "--tokens", "1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "is a C-RASP program (CraspProgram); run it with `rasplab crasp run" in err
