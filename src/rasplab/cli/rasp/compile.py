@@ -1,0 +1,29 @@
+"""``rasplab rasp compile PROGRAM``: compile a RASP program and print its sizes as Tracr
+reports them (layers, heads, residual width, MLP width, parameters) and the dtype; ``--out
+DIR`` also saves the weights (``model.safetensors``) and the residual labels (``model.json``)."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from rasplab.cli.rasp import MAX_SEQ_LEN, PROGRAM_HELP, VOCAB, compile_named
+
+
+def compile_command(
+    name: str = typer.Argument(..., metavar="PROGRAM", help=PROGRAM_HELP),
+    vocab: str = VOCAB,
+    max_seq_len: int = MAX_SEQ_LEN,
+    causal: bool = typer.Option(False, "--causal", help="Compile a causal model."),
+    out: str = typer.Option(None, "--out", metavar="DIR", help="Save the weights here."),
+) -> None:
+    """Compile a RASP program to an exact transformer; print its sizes."""
+    model = compile_named(name, vocab, max_seq_len, causal)
+    sizes = model.sizes()
+    if out is not None:
+        from rasplab.rasp.export import save_model
+
+        save_model(model, out)
+        sizes["saved"] = out
+    print(json.dumps(sizes))
