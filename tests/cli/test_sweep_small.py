@@ -1,6 +1,7 @@
 """Issue #39's bad-input sweep, item 9: a user file that calls ``sys.exit(0)`` while being
 imported (it ended rasplab with exit 0 and no output) and a C-RASP program given to an ALTA
-command ("is Program, not a Program") each get one line naming the cause, exit 2."""
+command ("is Program, not a Program") each get one line naming the cause, exit 2; item 5:
+``compile --max-length`` beyond the bins' limit is refused at once."""
 
 from __future__ import annotations
 
@@ -30,3 +31,9 @@ def test_a_crasp_program_in_an_alta_command_says_which_command_takes_it(tmp_path
     code, out, err = cli(capsys, "run", f"{path}:P", "--tokens", "1")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "is a C-RASP program (CraspProgram); run it with `rasplab crasp run" in err
+
+
+def test_compile_refuses_a_max_length_beyond_the_bins_limit(capsys):
+    # item 5: 10^9 ran for minutes (the tables grow linearly with it)
+    code, out, err = cli(capsys, "compile", "parity_sum_mod_2", "--max-length", "1000000000")
+    assert code == 2 and out == "" and "beyond the longest length rasplab handles" in err

@@ -24,6 +24,7 @@ import time
 import numpy as np
 import torch
 
+from rasplab.bins import MAX_LENGTH
 from rasplab.compiler.attention import MATCH, attention_weights, embeddings
 from rasplab.compiler.layout import Layout
 from rasplab.compiler.mlp import build_mlp
@@ -90,6 +91,11 @@ def resolve_max_length(program: Program, max_length: int | None) -> int | None:
     if max_length is not None:
         if not isinstance(max_length, int) or max_length < 1:
             raise RasplabError(f"max_length must be a positive int, got {max_length!r}")
+        if max_length > MAX_LENGTH:  # the tables grow with it: minutes, then memory
+            raise RasplabError(
+                f"max_length {max_length} is beyond the longest length rasplab handles "
+                f"({MAX_LENGTH:,}); give at most {MAX_LENGTH}"
+            )
         if program.position_range is not None and max_length > program.position_range:
             raise RasplabError(
                 f"max_length {max_length} exceeds the program's position_range "
