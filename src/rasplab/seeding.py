@@ -55,7 +55,7 @@ def generator(seed: int, *names: object) -> np.random.Generator:
 
 def torch_generator(seed: int, *names: object):
     """A ``torch.Generator`` (CPU) seeded from the same words as :func:`generator`."""
-    import torch
+    import torch  # start-up time: rasplab --help imports this module, torch is slow to load
 
     words = seed_words(seed, *names)
     g = torch.Generator()

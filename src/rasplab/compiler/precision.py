@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from rasplab.lang.numbers import exact
 
 UNIT_ROUNDOFF = {"float32": 2.0**-24, "float64": 2.0**-53}
@@ -105,8 +107,6 @@ def representation_error(x: float, dtype: str) -> float:
     """How far ``x`` moves when stored in ``dtype``."""
     if dtype == "float64":
         return 0.0
-    import numpy as np
-
     return abs(float(np.float32(x)) - x)
 
 

@@ -63,6 +63,7 @@ import numpy as np
 
 from rasplab.lang.arrays import SetTable, to_python
 from rasplab.lang.program import Program
+from rasplab.lang.reference import initial_state, run_reference
 from rasplab.lang.rules import Rule
 
 Values = dict[str, list]  # variable name -> value per position
@@ -326,8 +327,6 @@ class TraceRecorder:
 
 def reference_trace(program: Program, tokens: list[int], max_layers: int | None = None) -> Trace:
     """The :class:`Trace` of :func:`rasplab.lang.reference.run_reference` on one sequence."""
-    from rasplab.lang.reference import initial_state, run_reference
-
     run = run_reference(program, tokens, max_layers=max_layers)
     names = list(program.all_variables)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from rasplab.errors import RasplabError, unknown_name
+from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
 
 MLP_KINDS = ("gelu", "swiglu")
 INITS = ("gpt2", "mup")
@@ -45,8 +46,6 @@ class ModelConfig:
     attn_scale: str = "sqrt"  # logits q.k times 1/sqrt(Dh) (sqrt) or μP's 1/Dh (mup)
 
     def __post_init__(self) -> None:
-        from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
-
         for f in fields(self):
             value = getattr(self, f.name)
             if f.type == "int" and (isinstance(value, bool) or not isinstance(value, int)):

@@ -96,6 +96,7 @@ def record_patterns(model: nn.Module, flag: bool = True) -> nn.Module:
 def _transformer_lens():
     """TransformerLens's ``HookedRootModule`` and ``HookPoint``, or one clear error."""
     try:
+        # optional extra: rasplab[interp] (TransformerLens)
         from transformer_lens import HookedRootModule
         from transformer_lens.hook_points import HookPoint as LensHookPoint
     except ImportError as err:

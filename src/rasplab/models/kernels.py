@@ -45,6 +45,7 @@ def _bthd(x: torch.Tensor) -> torch.Tensor:
 
 def forgetting_attention(q, k, v, log_f, scale: float) -> torch.Tensor:
     """FoX through ``fla.ops.forgetting_attn``; inputs [B, H, T, Dh], log gates [B, H, T]."""
+    # optional extra: rasplab[gpu] (flash-linear-attention)
     from fla.ops.forgetting_attn.parallel import parallel_forgetting_attn
 
     out = parallel_forgetting_attn(_bthd(q), _bthd(k), _bthd(v), _bthd(log_f), scale=scale)
@@ -53,6 +54,7 @@ def forgetting_attention(q, k, v, log_f, scale: float) -> torch.Tensor:
 
 def path_attention(q, k, v, w, beta, scale: float) -> torch.Tensor:
     """PaTH through ``fla.ops.path_attn``; w unit vectors [B, H, T, Dh], beta [B, H, T]."""
+    # optional extra: rasplab[gpu] (flash-linear-attention)
     from fla.ops.path_attn.parallel import parallel_path_attention
 
     out, _ = parallel_path_attention(

@@ -32,6 +32,7 @@ from safetensors.torch import load_file, save_file
 
 from rasplab.errors import RasplabError
 from rasplab.files import publish, write_file
+from rasplab.models.config import ModelConfig
 
 CONFIG, WEIGHTS = "config.json", "model.safetensors"
 FORMAT = "rasplab-transformer/1"
@@ -85,8 +86,6 @@ class PretrainedMixin:
     @classmethod
     def from_pretrained(cls, directory: str | Path):
         """The model saved in ``directory`` (by :meth:`save_pretrained` or a harness run)."""
-        from rasplab.models.config import ModelConfig
-
         path = Path(directory)
         try:
             data = json.loads((path / CONFIG).read_text(encoding="utf-8"))

@@ -150,4 +150,5 @@ def parse_tokens(text: str, alphabet: Sequence[str], what: str) -> list[str]:
 
 def _load_library() -> None:
     """Import the program family modules so that their registrations run."""
+    # import cycle: the family modules import this one to register
     import rasplab.programs.library  # noqa: F401

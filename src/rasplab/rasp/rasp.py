@@ -543,6 +543,7 @@ DEFAULT_ANNOTATORS["encoding"] = _default_encoding
 
 def evaluate(expr: RASPExpr, xs: Sequence[Value]) -> list:
     """Run ``expr`` on the input ``xs`` with the reference evaluator (Tracr's convention)."""
+    # import cycle: rasplab.rasp.evaluate imports this module
     from rasplab.rasp.evaluate import evaluate as run
 
     return run(expr, xs)

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.errors import RasplabError
+from rasplab.files import atomic_write_text
+from rasplab.harness.store import ResultsStore
+from rasplab.reports import slices, tables
 from rasplab.reports.aggregate import GroupSummary, Spread, spread, summarize
 
 
@@ -39,9 +42,7 @@ def build_report(
     (a sweep config's current grid, so that runs of an earlier version of the config, still
     in the database, do not mix into its tables).
     """
-    from rasplab.files import atomic_write_text
-    from rasplab.harness.store import ResultsStore
-    from rasplab.reports import plots, slices, tables
+    from rasplab.reports import plots  # start-up time: matplotlib loads only to draw plots
 
     with ResultsStore(db, create=False) as store:
         records = store.runs(sweep=sweep)

@@ -29,6 +29,9 @@ import torch
 
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError
+from rasplab.harness.setup import load_run
+from rasplab.harness.store import ResultsStore
+from rasplab.tasks import get_task
 from rasplab.tasks.chomsky import SCORE_LENGTHS, ChomskyTask
 
 
@@ -98,8 +101,6 @@ def example_scores(model, encoder, task: ChomskyTask, examples, batch_size: int 
 
 def run_score(run_dir: str, run_id: str = "") -> ChomskyScore:
     """The paper's score of the finished run in ``run_dir`` (see the module docstring)."""
-    from rasplab.harness.setup import load_run
-
     config, setup = load_run(run_dir)
     task = setup.encoder.task
     if not isinstance(task, ChomskyTask):
@@ -158,9 +159,6 @@ def select_best(scores: Iterable[ChomskyScore]) -> list[ChomskyScore]:
 def store_scores(db: str, run_ids: list[str] | None = None) -> list[ChomskyScore]:
     """The paper's score of every finished Chomsky-task run of the store ``db`` that kept its
     run folder (optionally only ``run_ids``), in the store's order."""
-    from rasplab.harness.store import ResultsStore
-    from rasplab.tasks import get_task
-
     with ResultsStore(db, create=False) as store:
         records = store.runs(status="done")
     wanted = None if run_ids is None else set(run_ids)

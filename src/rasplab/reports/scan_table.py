@@ -25,6 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from rasplab.errors import RasplabError
+from rasplab.files import publish
+from rasplab.harness.split_eval import score_split
+from rasplab.harness.store import ResultsStore
 
 SPLIT_ORDER = ("length", "mcd1", "mcd2", "mcd3")
 PAPER_LAYERS = (2, 6, 16, 32, 64, 128, 256)
@@ -53,8 +56,6 @@ for the layers of :data:`PAPER_LAYERS` (no entry: not trained). Encoder-decoder 
 
 def scan_rows(db: str | Path) -> list[dict]:
     """One dict per finished SCAN run: split, variant, layers, test accuracy (0-1)."""
-    from rasplab.harness.store import ResultsStore
-
     if not Path(db).is_file():
         raise RasplabError(f"results database {str(db)!r} does not exist")
     with ResultsStore(db, create=False) as store:
@@ -87,8 +88,6 @@ def add_fit(rows: list[dict], n: int) -> None:
     """Add ``fit``: each run's whole-sequence accuracy on ``n`` commands of its own training
     split (:func:`rasplab.harness.split_eval.score_split`), so a failure on the test split can
     be told apart from a failure to learn the training split."""
-    from rasplab.harness.split_eval import score_split
-
     for row in rows:
         if not row.get("run_dir"):
             raise RasplabError("a SCAN run in the store has no run folder; cannot score its fit")
@@ -173,8 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(table)
     if args.out:
-        from rasplab.files import publish
-
         tmp = Path(args.out).with_name(f".{Path(args.out).name}.tmp")
         tmp.write_text(table + "\n")
         publish(tmp, args.out)

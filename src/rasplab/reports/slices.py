@@ -25,6 +25,7 @@ from collections import defaultdict
 
 from rasplab.bins import Bin
 from rasplab.reports.aggregate import GroupSummary, spread
+from rasplab.tasks import get_task
 
 
 def pooled(slices: dict, name: str) -> dict[int, list[int]]:
@@ -54,8 +55,6 @@ def train_limit(record) -> int:
     name = (record.config.get("train") or {}).get("bin")
     if name:
         return Bin.parse(name).hi
-    from rasplab.tasks import get_task
-
     return get_task(record.task, **(record.config.get("task_options") or {})).train_bin.hi
 
 
@@ -133,6 +132,7 @@ def slices_csv(records) -> str:
 
 def accuracy_by_slice_figure(groups: list[GroupSummary], records):
     """One panel per (task, slice): accuracy against the value per setting, seeds pooled."""
+    # start-up time: matplotlib loads only when a figure is drawn
     from rasplab.plotting import panel_grid
 
     panels = [(t, s) for t in sorted({g.task for g in groups}) for s in slice_names(

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+from pathlib import Path
 
 from rasplab.bins import bin_order
+from rasplab.harness.select import selection_path
 from rasplab.reports.aggregate import GroupSummary
 from rasplab.reports.slices import slice_markdown
 from rasplab.reports.verdicts import crasp_summary, verdict_markdown
@@ -138,11 +141,6 @@ def _cell(s) -> str:
 
 def selection_markdown(db: str) -> list[str]:
     """Markdown lines: the configurations a selection sweep chose (none without one)."""
-    import json
-    from pathlib import Path
-
-    from rasplab.harness.select import selection_path
-
     path = selection_path(db)
     if not Path(path).is_file():
         return []

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rasplab.bins import is_bin
+from rasplab.crasp.expressibility import NOT_KNOWN, PERIODIC_LOCAL, PLAIN, PREDICTIONS, agreement
 from rasplab.reports.aggregate import GroupSummary
 
 if TYPE_CHECKING:
@@ -138,8 +139,6 @@ def as_predicted(prediction: str, pe: str | None, word: str) -> str:
     ``prediction``: "yes" / "no" (guaranteed), "consistent" / "no prediction" (not
     guaranteed; failed / generalized), "no verdict" (not fitted / not run) or "–" (no
     prediction for this task or encoding). See the module docstring for the rule."""
-    from rasplab.crasp.expressibility import NOT_KNOWN, PREDICTIONS, agreement
-
     if prediction not in PREDICTIONS or prediction == NOT_KNOWN or pe not in PREDICTED_ENCODINGS:
         return NONE
     if word not in JUDGED:
@@ -154,8 +153,6 @@ def crasp_summary(task: str) -> str | None:
     >>> print(crasp_summary("parity"))
     C-RASP prediction: not guaranteed (C-RASP[]: no (Lemma 41); C-RASP[periodic,local]: no (Lemma 41)).
     """
-    from rasplab.crasp.expressibility import PERIODIC_LOCAL, PLAIN
-
     row = crasp_row(task)
     if row is None:
         return None

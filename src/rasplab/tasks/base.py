@@ -430,4 +430,5 @@ def task_names() -> Sequence[str]:
 
 def _load_families() -> None:
     """Import the family modules so that their ``@register`` decorators run."""
+    # import cycle: the family modules import this one to register
     import rasplab.tasks.families  # noqa: F401

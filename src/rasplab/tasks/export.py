@@ -65,6 +65,7 @@ def _value(raw: str) -> object:
 def require_hf() -> None:
     """Raise a clear error when the optional ``datasets`` package is missing."""
     try:
+        # optional extra: rasplab[hf] (datasets)
         import datasets  # noqa: F401
     except ImportError as err:
         raise RasplabError(HF_INSTALL) from err
@@ -119,6 +120,7 @@ def write_hf(task: Task, examples: Iterable[Example], out: Path | None) -> int:
     records are streamed into an Arrow file (``datasets``' own ``ArrowWriter``, in batches)
     in a hidden folder beside ``out``, removed afterwards: never all held in memory."""
     require_hf()
+    # optional extra: rasplab[hf] (datasets)
     import datasets
     from datasets.arrow_writer import ArrowWriter
 

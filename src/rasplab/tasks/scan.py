@@ -221,6 +221,7 @@ def split_commands(split_type: str, split_seed: int = 0) -> tuple[list[str], lis
     >>> [len(part) for part in split_commands("add_turn_left")]
     [19702, 1208]
     """
+    # import cycle: scan_mcd and scan_splits import this module
     from rasplab.tasks import scan_mcd, scan_splits
 
     if split_type == "length":

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 import torch
 
 from rasplab.errors import RasplabError
+from rasplab.models.transformer import TransformerModel
 
 #: positional encodings whose positions enter as a vector added to the token embedding
 ADDITIVE_PE = ("ape", "nope", "sinusoidal")
@@ -30,8 +31,6 @@ ADDITIVE_PE = ("ape", "nope", "sinusoidal")
 
 def check_one_layer(model) -> None:
     """Raise a RasplabError unless ``model`` is a one-layer model the bound applies to."""
-    from rasplab.models.transformer import TransformerModel
-
     if not isinstance(model, TransformerModel):
         raise RasplabError(
             f"the bound needs a rasplab TransformerModel, got {type(model).__name__}"

@@ -32,6 +32,7 @@ from rasplab.tasks.ptg.draws import Draws
 from rasplab.tasks.ptg.generator import GenerationFailed, build_program, rename
 from rasplab.tasks.ptg.knobs import Knobs
 from rasplab.tasks.ptg.program import Instance
+from rasplab.tasks.ptg.tokens import count_tokens
 from rasplab.tasks.ptg.tracer import trace
 
 #: consecutive failed attempts after which a knob combination is declared impossible
@@ -190,8 +191,6 @@ def sample(
 
 def _too_long(inst: Instance, max_tokens: int) -> bool:
     """Whether the tokenized instance would exceed ``max_tokens`` (exact only when close)."""
-    from rasplab.tasks.ptg.tokens import count_tokens
-
     chars = len(inst.program.source()) + len(inst.call) + sum(map(len, inst.trace))
     bound = chars + 4 * (inst.program.n_lines + len(inst.trace)) + 4
     return bound > max_tokens and count_tokens(inst) > max_tokens
