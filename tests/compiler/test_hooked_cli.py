@@ -39,3 +39,35 @@ def test_the_exported_folder_loads_and_computes_the_program(tmp_path, capsys):
     for layer, step in enumerate(layers):
         for var, values in step.after_mlp.items():
             assert states[layer]["after_mlp"][var] == values, (layer, var)
+
+
+def test_a_trained_run_exports_and_loads_with_its_logits(tmp_path, capsys):
+    import torch
+
+    from rasplab.models import ModelConfig, build_model
+
+    model = build_model(ModelConfig(width=16, heads=2, layers=2, pe="ape"), 6, 4, 20, seed=2)
+    model.save_pretrained(tmp_path / "run")
+    out = tmp_path / "tl"
+    with pytest.raises(SystemExit) as done:
+        main(["export", "--run", str(tmp_path / "run"), "--to", "transformer-lens",
+              "--out", str(out)])  # fmt: skip
+    assert done.value.code == 0
+    bridge = load_hooked(out)
+    ids = torch.randint(0, 6, (2, 9), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert torch.allclose(bridge(ids), model.eval()(ids), atol=1e-5)
+
+
+def test_a_run_without_a_counterpart_is_refused_in_one_line(tmp_path, capsys):
+    from rasplab.models import ModelConfig, build_model
+
+    cfg = ModelConfig(width=16, heads=2, layers=2, attention="stick_breaking")
+    build_model(cfg, 6, 4, 20, seed=2).save_pretrained(tmp_path / "run")
+    out = tmp_path / "tl"
+    with pytest.raises(SystemExit) as done:
+        main(["export", "--run", str(tmp_path / "run"), "--to", "transformer-lens",
+              "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "'stick_breaking'" in err and err.count("\n") == 1
+    assert not out.exists()

@@ -5,6 +5,9 @@ writes a TransformerLens 4 ``TransformerBridge`` (``config.json`` + ``model.safe
 loaded by ``TransformerBridge.boot_native`` and ``load_state_dict``: see
 :mod:`rasplab.lens_bridge`). ``--input`` checks that K covers the layers that input needs
 (a halting program) and prints the export's output on it.
+``rasplab export --run RUN_DIR --to transformer-lens --out DIR [--n-ctx N]`` writes a trained
+run's model the same way (:mod:`rasplab.models.lens`; a variant TransformerLens has no
+counterpart for is refused with one line naming it).
 """
 
 from __future__ import annotations
@@ -22,8 +25,20 @@ from rasplab.programs import get_program
 TARGETS = ("transformer-lens",)
 
 
+def _export_run(run_dir: str, out: str, n_ctx: int | None) -> None:
+    """``--run``: a trained run's model as a TransformerBridge folder."""
+    # start-up time: torch
+    from rasplab.lens_bridge import save_bridge
+    from rasplab.models import Transformer
+    from rasplab.models.lens import to_transformer_lens
+
+    bridge = to_transformer_lens(Transformer.from_pretrained(run_dir), n_ctx=n_ctx)
+    save_bridge(bridge, out)
+    print(f"saved TransformerLens model ({bridge.cfg.n_layers} blocks) to {out}", file=sys.stderr)
+
+
 def export_command(
-    name: str = typer.Argument(..., metavar="NAME", help="Library program."),
+    name: str = typer.Argument(None, metavar="NAME", help="Library program (or --run)."),
     to: str = typer.Option(..., "--to", metavar="FORMAT", help="Export format: transformer-lens."),
     layers: int = typer.Option(
         None,
@@ -37,6 +52,9 @@ def export_command(
     ),
     text: str = typer.Option(
         None, "--input", metavar="TEXT", help="Check K against this input; print the output."
+    ),
+    run_dir: str = typer.Option(
+        None, "--run", metavar="RUN_DIR", help="Export a trained run's model instead."
     ),
 ) -> None:
     """Export a compiled library program (e.g. to a TransformerLens 4 TransformerBridge)."""
@@ -53,6 +71,13 @@ def export_command(
 
     if to not in TARGETS:
         raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
+    if run_dir is not None:
+        if name is not None or layers is not None or text is not None:
+            raise RasplabError("--run exports a trained run: give no NAME, --layers or --input")
+        _export_run(run_dir, out, n_ctx)
+        return
+    if name is None:
+        raise RasplabError("give a library program NAME, or --run RUN_DIR")
     entry = get_program(name)
     ids = list(entry.encode(text)) if text is not None else None
     compiled = compile_for(entry.program(), [len(ids)]) if ids is not None else compile_entry(entry)
