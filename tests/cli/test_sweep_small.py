@@ -37,3 +37,29 @@ def test_compile_refuses_a_max_length_beyond_the_bins_limit(capsys):
     # item 5: 10^9 ran for minutes (the tables grow linearly with it)
     code, out, err = cli(capsys, "compile", "parity_sum_mod_2", "--max-length", "1000000000")
     assert code == 2 and out == "" and "beyond the longest length rasplab handles" in err
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("noise_std=.nan", "trace.noise_std must be a finite number; got nan"),
+        ("learning_rate=1e400", "trace.learning_rate must be a finite number"),
+    ],
+)
+def test_trace_supervise_refuses_non_finite_numbers(capsys, tmp_path, setting, message):
+    # item 2: these exited 0 with NaN in the JSON
+    out = tmp_path / "ts"
+    code, stdout, err = cli(
+        capsys, "trace-supervise", "parity_sequential_relative", "--set", setting, "--out", str(out)
+    )
+    assert code == 2 and stdout == "" and message in err and not out.exists()
+
+
+def test_an_empty_trace_config_is_refused(capsys, tmp_path):
+    # item 8: it silently meant the defaults
+    config = tmp_path / "empty.yaml"
+    config.write_text("")
+    code, _, err = cli(
+        capsys, "trace-supervise", "parity_sequential_relative", "--config", str(config)
+    )
+    assert code == 2 and "is empty; give key: value lines" in err

@@ -22,6 +22,7 @@ rasplab.errors.RasplabError: trace.test_lengths 0-10 must reach past the trainin
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,8 +66,10 @@ class TraceConfig:
                 if want is int and (isinstance(value, bool) or float(value) != int(value)):
                     raise ValueError
                 object.__setattr__(self, f.name, want(value))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise RasplabError(f"trace.{f.name} must be {f.type}; got {value!r}") from None
+            if want is float and not math.isfinite(getattr(self, f.name)):
+                raise RasplabError(f"trace.{f.name} must be a finite number; got {value!r}")
         for name in ("train_samples", "test_samples", "hidden_layers", "hidden_size"):
             if getattr(self, name) < 1:
                 raise RasplabError(f"trace.{name} must be >= 1; got {getattr(self, name)}")
@@ -112,9 +115,14 @@ def load_trace_config(path: str | Path | None, overrides: dict | None = None) ->
     data: dict = {}
     if path is not None:
         try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
+            data = yaml.safe_load(Path(path).read_text())
         except (OSError, yaml.YAMLError) as err:
             raise RasplabError(f"cannot read trace config {str(path)!r}: {err}") from None
+        if data is None:  # an empty file silently meant the defaults
+            raise RasplabError(
+                f"trace config {str(path)!r} is empty; give key: value lines, or drop --config "
+                "for the defaults"
+            )
         if not isinstance(data, dict):
             raise RasplabError(f"trace config {str(path)!r} must be a mapping of key: value")
     data = {**data, **(overrides or {})}
