@@ -63,3 +63,13 @@ def test_an_empty_trace_config_is_refused(capsys, tmp_path):
         capsys, "trace-supervise", "parity_sequential_relative", "--config", str(config)
     )
     assert code == 2 and "is empty; give key: value lines" in err
+
+
+def test_repeated_and_ignored_task_options_are_refused(capsys):
+    # item 8: the last of a repeated -o silently won; split_seed was accepted and ignored
+    code, out, err = cli(
+        capsys, "data", "scan", "-o", "split=mcd1", "-o", "split=length", "--split", "train"
+    )
+    assert code == 2 and out == "" and "task option 'split' is given twice" in err
+    code, out, err = cli(capsys, "minimal", "scan", "-o", "split=add_jump", "-o", "split_seed=3")
+    assert code == 2 and out == "" and "split_seed applies to the simple split only" in err

@@ -43,6 +43,8 @@ def parse_options(pairs: Sequence[str]) -> dict[str, object]:
         key, eq, raw = pair.partition("=")
         if not eq or not key.strip():
             raise RasplabError(f"malformed task option {pair!r}; write KEY=VALUE, e.g. p=3")
+        if key.strip() in out:  # the last one silently won
+            raise RasplabError(f"task option {key.strip()!r} is given twice; give it once")
         out[key.strip()] = _value(raw.strip())
     return out
 

@@ -275,6 +275,11 @@ class ScanTask(Task):
             raise RasplabError(
                 f"scan option split_seed must be an int in [0, 2**32), got {split_seed!r}"
             )
+        if split_seed and split != "simple":  # it would be accepted and ignored
+            raise RasplabError(
+                f"scan option split_seed applies to the simple split only; split={split} has "
+                "one fixed train/test division, so drop split_seed"
+            )
         self.split_type, self.split_seed = split, split_seed
         self.description = f"SCAN commands to action sequences ({split} split)"
 
