@@ -49,7 +49,13 @@ def transformer_lens():
             "TransformerLens is not installed; install the interp extra: "
             "pip install 'rasplab[interp]'"
         ) from err
-    if "TransformerBridge" not in tl.__all__:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("transformer-lens").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        major = 4 if "TransformerBridge" in getattr(tl, "__all__", ()) else 0
+    if major < 4:
         raise RasplabError(
             "TransformerLens 4.x is needed (TransformerBridge); this environment has an "
             "older release (rasplab 0.1.0 was the last to export to 3.x): "
