@@ -1,5 +1,6 @@
 """InputSpec: how a program's valid inputs look (start token, separator, alphabet per position,
-sampler), checked, sampled and enumerated; program() refuses a spec outside the input range."""
+sampler), checked, sampled and enumerated; program() refuses a spec outside the input range;
+an out-of-range MLP write names its function and path."""
 
 from __future__ import annotations
 
@@ -68,3 +69,17 @@ def test_program_refuses_a_spec_outside_its_input_range():
         program(*parts, max_layers=1, inputs={"start": 0})
     p = program(*parts, max_layers=1, inputs=InputSpec(start=0))
     assert p.with_rules([]).inputs == InputSpec(start=0)
+
+
+def test_an_out_of_range_write_names_the_function_and_the_path():
+    # issue #39: "value written to 'out' 2 is outside ..." named neither
+    def step(x):
+        if x["tok"] == 1:
+            x["out"] = 2
+
+    with pytest.raises(RasplabError) as err:
+        program({"tok": input_var(2), "out": var(2)}, {}, step, "out", 2, max_layers=1)
+    assert str(err.value) == (
+        "MLP function 'step', on the path where tok == 1: value written to 'out' 2 is outside "
+        "the variable's range [0, 2)"
+    )

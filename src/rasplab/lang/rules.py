@@ -265,7 +265,14 @@ def rules_from_function(
         del path[len(view.reads) :], widths[len(view.reads) :]
         context = tuple(view.reads.items())
         for name, new in view.writes.items():
-            rules.extend(_update_rules(context, name, new, variables))
+            try:
+                rules.extend(_update_rules(context, name, new, variables))
+            except RasplabError as err:  # name the function and the path that wrote it
+                where = " and ".join(f"{k} == {_fmt(v)}" for k, v in context) or "every input"
+                raise RasplabError(
+                    f"MLP function {getattr(fn, '__name__', 'mlp')!r}, on the path where "
+                    f"{where}: {err}"
+                ) from err
         paths += 1
         if paths > max_paths:
             raise RasplabError(
