@@ -45,7 +45,7 @@ def value_order(v: Any) -> tuple:
     [0.5, True, 3, 'a', (1, 2)]
     """
     if isinstance(v, (bool, int, float)):
-        return (0, float(v), repr(v))
+        return (0, float(v), "")
     if isinstance(v, str):
         return (1, 0.0, v)
     return (2, 0.0, repr(v))

@@ -149,17 +149,24 @@ def _layout(plan: Plan) -> tuple[list[str], dict[int, Slot], dict[int, int]]:
     return labels, slots, temp
 
 
-def _encode(slot: Slot, value, width: int) -> np.ndarray:
-    """The residual vector of ``value`` in ``slot`` (zero for None)."""
-    vec = np.zeros(width)
+def _local(slot: Slot, value) -> np.ndarray:
+    """The slot's own dims of ``value`` (zero for None or an impossible value)."""
+    vec = np.zeros(slot.width)
     if value is None:
         return vec
     if slot.numerical:
-        vec[slot.start] = float(value)
+        vec[0] = float(value)
     else:
         at = slot.index(value)
         if at is not None:
-            vec[at] = 1.0
+            vec[at - slot.start] = 1.0
+    return vec
+
+
+def _encode(slot: Slot, value, width: int) -> np.ndarray:
+    """The residual vector of ``value`` in ``slot`` (zero for None)."""
+    vec = np.zeros(width)
+    vec[slot.start : slot.start + slot.width] = _local(slot, value)
     return vec
 
 
@@ -227,32 +234,32 @@ def _head(plan: Plan, w: Weights, sop: rasp.SOp, temp: dict[int, int], err: Erro
 
 
 def _steps(
-    sop: rasp.SOp, xs: tuple, col: int, d: int, err_in: float, outs: list[np.ndarray], eps: float
+    sop: rasp.SOp, xs: tuple, col: int, d: int, err_in: float, outs: np.ndarray, at: int, eps: float
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Discretising MLP: input dim ``col`` holds one of the sorted values ``xs``; the output
-    is the residual vector ``outs[i]`` at ``xs[i]``. Returns ``W1 [D, F]``, ``W2 [F, D]`` and
-    the output's error bound.
+    dims ``at:at + w`` get ``outs[i]`` (``[m, w]``) at ``xs[i]``. Returns ``W1 [D, F]``,
+    ``W2 [F, D]`` and the output's error bound.
 
-    Between neighbours ``lo < hi`` a step ``[x > t]`` (``t`` the midpoint, ramp half-width
-    ``r = (hi - lo) / 2``) is two units ``relu(z + 1/2) - relu(z - 1/2)`` with
-    ``z = (x - t) / r``: 0 at or below ``lo``, 1 at or above ``hi``, with slack ``r / 2`` for
-    input error. Where x is far from t both units are either 0 (exact) or large (their
-    difference rounds), so each step faces whichever side has the smaller reach, writing
-    ``[x < t] = 1 - [x > t]`` when the values below t are closer than those above.
+    Between neighbours ``lo < hi`` where the output changes, a step ``[x > t]`` (``t`` the
+    midpoint, ramp half-width ``r = (hi - lo) / 2``) is two units
+    ``relu(z + 1/2) - relu(z - 1/2)`` with ``z = (x - t) / r``: 0 at or below ``lo``, 1 at or
+    above ``hi``, with slack ``r / 2`` for input error. Where x is far from t both units are
+    either 0 (exact) or large (their difference rounds), so each step faces whichever side
+    has the smaller reach, writing ``[x < t] = 1 - [x > t]`` when the values below t are
+    closer than those above.
     """
-    m = len(xs)
-    floats = [float(x) for x in xs]
-    w1, w2 = np.zeros((d, 2 * m - 1)), np.zeros((2 * m - 1, d))
+    floats = np.array([float(x) for x in xs])
+    w = outs.shape[1]
+    deltas = np.diff(outs, axis=0)
+    steps = np.flatnonzero(np.abs(deltas).sum(axis=1) > 0)
+    w1, w2 = np.zeros((d, 1 + 2 * len(steps))), np.zeros((1 + 2 * len(steps), d))
     w1[ONE, 0], w1[BOS, 0] = 1.0, -1.0  # constant unit: 1, except 0 at BOS
     base = outs[0].copy()
-    coord_err = np.zeros(d)
-    for i in range(m - 1):
+    coord_err = np.zeros(w)
+    for n, i in enumerate(steps):
         lo, hi = floats[i], floats[i + 1]
         t, r = (lo + hi) / 2, (hi - lo) / 2
         up, down = (floats[-1] - t) / r, (t - floats[0]) / r
-        delta = outs[i + 1] - outs[i]
-        if not delta.any():
-            continue  # f is equal on both sides: no step needed
         noise = err_in + eps * (abs(floats[-1]) + abs(floats[0]) + 2 * abs(t) + r)
         if not noise / r < 0.25:
             raise refuse(
@@ -261,21 +268,20 @@ def _steps(
                 f"(gap {hi - lo:.3g}, error bound {noise:.3g}); shorten max_seq_len or "
                 "compile with dtype=torch.float64",
             )
+        delta = deltas[i]
         sign = 1.0 if up <= down else -1.0  # +1: units read [x > t]; -1: [x < t]
         if sign < 0:
             base = base + delta
         for j, shift in enumerate((0.5, -0.5)):
-            u = 1 + 2 * i + j
+            u = 1 + 2 * n + j
             w1[col, u] = sign / r
             w1[ONE, u] = -sign * t / r + shift
             w1[BOS, u] = -(abs(t / r) + 1.0 / r + 2.0)  # off at BOS, where |x| <= 1
-            w2[u] = (1.0 if j == 0 else -1.0) * sign * delta
-        reach = min(up, down) + 1 + noise / r
-        coord_err += np.abs(delta) * 4 * eps * reach
-    w2[0] = base
+            w2[u, at : at + w] = (1.0 if j == 0 else -1.0) * sign * delta
+        coord_err += np.abs(delta) * 4 * eps * (min(up, down) + 1 + noise / r)
+    w2[0, at : at + w] = base
     coord_err += eps * (np.abs(base) + 1)
-    used = [0] + [u for u in range(1, 2 * m - 1) if w2[u].any()]
-    return w1[:, used], w2[used], float(coord_err.max(initial=0.0))
+    return w1, w2, float(coord_err.max(initial=0.0))
 
 
 def _apply(f, *args):
@@ -293,21 +299,21 @@ def _mlp(plan: Plan, w: Weights, sop: rasp.SOp, temp: dict[int, int], err: Error
     ``relu(2 x_v + 2 y_u - 3)``: each is exactly 0 unless v (and u) are present, so small
     one-hot errors of the inputs do not add up."""
     d, out, eps = w.width, w.slots[id(sop)], err.eps
-    enc = lambda v: _encode(out, v, d)  # noqa: E731
+    enc = lambda v: _local(out, v)  # noqa: E731
     scale = 1.0 if not out.numerical else max([abs(float(v)) for v in out.values], default=1.0)
     if isinstance(sop, rasp.SelectorWidth):
         n = plan.max_seq_len
         xs = tuple(1.0 / (k + 1) for k in range(n, -1, -1))
-        outs = [enc(k) for k in range(n, -1, -1)]
-        w1, w2, e = _steps(sop, xs, temp[id(sop)], d, err.bound[-id(sop)], outs, eps)
+        outs = np.array([enc(k) for k in range(n, -1, -1)])
+        w1, w2, e = _steps(sop, xs, temp[id(sop)], d, err.bound[-id(sop)], outs, out.start, eps)
         err.bound[id(sop)] = err.off[id(sop)] = e
         return w1, w2
     if isinstance(sop, rasp.Map):
         src = w.slots[id(sop.inner)]
         if src.numerical:
-            outs = [enc(_apply(sop.f, x)) for x in src.values]
+            outs = np.array([enc(_apply(sop.f, x)) for x in src.values])
             e_in = err.bound[id(sop.inner)]
-            w1, w2, e = _steps(sop, src.values, src.start, d, e_in, outs, eps)
+            w1, w2, e = _steps(sop, src.values, src.start, d, e_in, outs, out.start, eps)
             err.bound[id(sop)] = err.off[id(sop)] = e
             return w1, w2
         units = [(i, enc(_apply(sop.f, v))) for i, v in enumerate(src.values)]
@@ -316,7 +322,8 @@ def _mlp(plan: Plan, w: Weights, sop: rasp.SOp, temp: dict[int, int], err: Error
         clean = err.off.get(id(sop.inner), 0.0) == 0.0  # absent values' dims exactly 0
         gain = 1.0 if clean else 2.0
         for u, (i, vec) in enumerate(units):
-            w1[src.start + i, u], w1[ONE, u], w2[u] = gain, 1.0 - gain, vec
+            w1[src.start + i, u], w1[ONE, u] = gain, 1.0 - gain
+            w2[u, out.start : out.start + out.width] = vec
         err.bound[id(sop)] = (gain * err.bound[id(sop.inner)] + 2 * eps) * scale
         return w1, w2
     a, b = w.slots[id(sop.fst)], w.slots[id(sop.snd)]
@@ -333,7 +340,7 @@ def _mlp(plan: Plan, w: Weights, sop: rasp.SOp, temp: dict[int, int], err: Error
         w1[a.start + i, u] += 2.0
         w1[b.start + j, u] += 2.0
         w1[ONE, u] = -3.0
-        w2[u] = vec
+        w2[u, out.start : out.start + out.width] = vec
     both = err.bound[id(sop.fst)] + err.bound[id(sop.snd)]
     err.bound[id(sop)] = (2 * both + 3 * eps) * scale
     return w1, w2
