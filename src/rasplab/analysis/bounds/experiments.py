@@ -18,9 +18,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
+from rasplab.analysis.bounds import bound_quantities
+from rasplab.analysis.bounds.logits import attention_weights
 from rasplab.bins import Bin
 from rasplab.errors import RasplabError
+from rasplab.files import atomic_write_text, check_output_folder, make_output_folder
+from rasplab.harness.setup import load_run
+from rasplab.harness.store import ResultsStore
+from rasplab.harness.sweep import run_sweep
+from rasplab.harness.sweepconfig import load_sweep
+from rasplab.harness.validation import check_batch_runs
+from rasplab.seeding import generator
 
 #: figure -> (task, the x option of the task, its axis label)
 FIGURES = {1: ("simple_task", "omega", "ω"), 2: ("modp_task", "p", "p"), 3: ("modp_task", "p", "p")}
@@ -124,8 +134,6 @@ def n_for_epsilon(curves: list[Curve], epsilon: float) -> dict[float, int | None
 
 def collect_curves(experiments, db: str | Path, option: str) -> list[Curve]:
     """One :class:`Curve` per (x, N) from the finished runs of ``experiments`` in ``db``."""
-    from rasplab.harness.store import ResultsStore
-
     groups: dict[tuple[float, int], list] = {}
     with ResultsStore(db, create=False) as store:
         for exp in experiments:
@@ -148,9 +156,6 @@ def run_bound(
     run_dir: str | Path, epsilon: float, precision_bits: float = 24, constant: float = 1.0
 ) -> dict:
     """γ, L, Δ, τ and the predicted N of a finished one-layer run (its whole position table)."""
-    from rasplab.analysis.bounds import bound_quantities
-    from rasplab.harness.setup import load_run
-
     _, setup = load_run(run_dir)
     vocabulary = range(len(setup.task.vocab))
     positions = range(setup.model.max_positions)
@@ -162,12 +167,6 @@ def attention_split(
 ) -> dict:
     """Figure 3 for one ModPTask run: the last query's attention probabilities at ``length``,
     mean and standard deviation over positions ≡ k (mod p) and over the others."""
-    import torch
-
-    from rasplab.analysis.bounds.logits import attention_weights
-    from rasplab.harness.setup import load_run
-    from rasplab.seeding import generator
-
     config, setup = load_run(run_dir)
     task = setup.task
     examples = task.sample_many(generator(seed, "bounds", "figure3"), [length] * n)
@@ -201,11 +200,8 @@ def make_figure(
     ``batch_runs``: up to that many runs train as one stacked group (:mod:`rasplab.harness.group`;
     the same runs as separately, up to float rounding, several times fewer CPU seconds per
     step: ``benchmarks/bench_bounds.py``). Default :func:`default_batch_runs`."""
+    # start-up time: matplotlib loads only to draw the figure
     from rasplab.analysis.bounds import plots
-    from rasplab.files import check_output_folder, make_output_folder
-    from rasplab.harness.sweep import run_sweep
-    from rasplab.harness.sweepconfig import load_sweep
-    from rasplab.harness.validation import check_batch_runs
 
     task, option, label = check_figure(figure)
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
@@ -270,8 +266,6 @@ def make_figure(
 def _check_store(db: str | Path) -> None:
     """An existing ``db`` must open as a results store (garbage, a foreign database or a
     folder is one RasplabError here, before any output folder is made)."""
-    from rasplab.harness.store import ResultsStore
-
     if Path(db).exists() or Path(db).is_symlink():
         with ResultsStore(db, create=False):
             pass
@@ -305,7 +299,5 @@ def _bound_columns(q: dict) -> dict:
 
 def _write(out: Path, figure: int, summary: dict, markdown: str) -> None:
     """The JSON summary and the markdown table, written atomically."""
-    from rasplab.files import atomic_write_text
-
     atomic_write_text(out / f"fig{figure}.json", json.dumps(summary, indent=1))
     atomic_write_text(out / f"fig{figure}.md", markdown)
