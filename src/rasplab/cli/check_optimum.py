@@ -11,7 +11,6 @@ import json
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP
-from rasplab.programs.loading import resolve_program
 
 
 def check_optimum_command(
@@ -28,8 +27,10 @@ def check_optimum_command(
 ) -> None:
     """Is the rule set minimal for the training inputs (ALTA Def. 1), and are the compiled
     MLP parameters a strict coordinate-wise local optimum of the regularised loss?"""
+    # start-up time: numpy and the program library (~0.5 s)
     # start-up time: the analysis stage
     from rasplab.analysis.optimum import check_optimum
+    from rasplab.programs.loading import resolve_program
 
     entry = resolve_program(name)
     texts, _ = entry.inputs(train_lengths, samples or 2000, seed, "check-optimum")

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import typer
 
-from rasplab.bins import Bin
 from rasplab.errors import RasplabError
-from rasplab.seeding import check_seed
 
 _TASK_OPTION = typer.Option(
     [], "--option", "-o", help="Task option KEY=VALUE (repeatable), e.g. -o p=3."
@@ -41,6 +39,10 @@ def data_command(
     ),
 ) -> None:
     """Generate a dataset (formats in docs/tasks.md) and write it to --out or stdout."""
+    # start-up time: numpy
+    from rasplab.bins import Bin
+    from rasplab.seeding import check_seed
+
     # start-up time: the task registry
     from rasplab.tasks import get_task
     from rasplab.tasks.export import FORMATS, parse_options, require_hf, write_dataset

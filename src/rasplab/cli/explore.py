@@ -16,18 +16,18 @@ import typer
 
 from rasplab.cli.run import tokens_encoder
 from rasplab.errors import RasplabError
-from rasplab.lang.program import Program
-from rasplab.programs import get_program, program_names
-from rasplab.programs.base import LibraryProgram
-from rasplab.programs.loading import built, is_file_ref, load_object, token_entry
 
 
 def load_target(spec: str):
     """``("program", entry or None, Program)`` or ``("crasp", None, Program)`` for ``spec``:
     an ALTA library name, a C-RASP library name, or ``FILE.py:NAME`` holding either kind (a
     library entry, a program, or a function of no arguments returning one)."""
-    # start-up time: the C-RASP package (~0.3 s)
+    # start-up time: numpy, the program library and the C-RASP package (~0.8 s)
     from rasplab.crasp.ir import CraspProgram
+    from rasplab.lang.program import Program
+    from rasplab.programs import get_program, program_names
+    from rasplab.programs.base import LibraryProgram
+    from rasplab.programs.loading import built, is_file_ref, load_object
 
     if is_file_ref(spec):
         kinds = (Program, LibraryProgram, CraspProgram)
@@ -54,6 +54,9 @@ def load_target(spec: str):
 def _check_input(target: str, entry, program, text: str) -> None:
     """Refuse an input the program does not handle (beyond its length limit, or not one of the
     valid inputs it states), as ``run`` does: its page would show a wrong answer."""
+    # start-up time: numpy and the program library (~0.5 s)
+    from rasplab.programs.loading import token_entry
+
     if entry is not None:
         entry.check_input(text)
     else:
@@ -62,6 +65,9 @@ def _check_input(target: str, entry, program, text: str) -> None:
 
 def _token_ids(target: str, entry, program, tokens: str) -> list[int]:
     """``--tokens``: checked as ``rasplab run --tokens`` checks them."""
+    # start-up time: numpy and the program library (~0.5 s)
+    from rasplab.programs.loading import token_entry
+
     return tokens_encoder(entry or token_entry(program, target), program.input_range)(tokens)
 
 

@@ -11,12 +11,8 @@ import sys
 
 import typer
 
-from rasplab.bins import Bin
 from rasplab.cli.options import PROGRAM_HELP
 from rasplab.errors import RasplabError
-from rasplab.programs.base import MAX_SAMPLES
-from rasplab.programs.loading import resolve_program
-from rasplab.seeding import check_seed
 
 SPLIT_TASKS = {"scan": "scan"}
 """Programs whose training and test inputs can come from a task split (``-o split=NAME``)."""
@@ -48,8 +44,13 @@ def minimal_record(
     options: dict | None = None,
 ) -> dict:
     """The ``rasplab minimal`` result as one JSON-ready dict."""
+    # start-up time: numpy and the program library (~0.5 s)
     # start-up time: the analysis stage
     from rasplab.analysis.minimal import evaluate_minimal, evaluate_on, minimize, minimize_on
+    from rasplab.bins import Bin
+    from rasplab.programs.base import MAX_SAMPLES
+    from rasplab.programs.loading import resolve_program
+    from rasplab.seeding import check_seed
 
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise RasplabError(f"--samples must be between 1 and {MAX_SAMPLES:,}, got {samples}")

@@ -11,22 +11,26 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP
 from rasplab.errors import RasplabError
-from rasplab.lang.interpreter import BatchRun, interpret
-from rasplab.lang.program import Program
-from rasplab.programs.base import LibraryProgram
-from rasplab.programs.loading import resolve_program, token_entry, token_ids
 
-Runner = Callable[[list[list[int]], bool], BatchRun]
+if TYPE_CHECKING:  # the annotations only: the modules load when a command runs
+    from rasplab.lang.interpreter import BatchRun
+    from rasplab.lang.program import Program
+    from rasplab.programs.base import LibraryProgram
+
+Runner = Callable[[list[list[int]], bool], "BatchRun"]
 """Runs a batch of token-id sequences (``trace`` asks for residual-stream traces)."""
 
 
 def interpreter_runner(program: Program, max_layers: int | None = None) -> Runner:
     """A runner executing ``program`` with the batched interpreter."""
+    # start-up time: numpy and the program library (~0.5 s)
+    from rasplab.lang.interpreter import interpret
 
     def run(batch: list[list[int]], trace: bool) -> BatchRun:
         return interpret(program, batch, trace=trace, max_layers=max_layers)
@@ -67,6 +71,7 @@ def load_model_entry(directory: str, name: str | None):
     """``(model, entry)`` for ``rasplab run --model DIR``: the library entry the saved JSON
     names, else (a user program's model) token ids in, output values out."""
     from rasplab.compiler.export import load_compiled  # start-up time: torch
+    from rasplab.programs.loading import resolve_program, token_entry  # start-up time: numpy
 
     model = load_compiled(directory)
     saved = model.spec.get("entry")
@@ -80,6 +85,7 @@ def load_model_entry(directory: str, name: str | None):
 def tokens_encoder(entry: LibraryProgram, vocab: int) -> Callable[[str], list[int]]:
     """``--tokens``: token ids checked as the natural inputs are, against the program's limit
     (the positions its longest natural inputs take) and its stated valid inputs."""
+    from rasplab.programs.loading import token_ids  # start-up time: numpy
     from rasplab.programs.verify import entry_positions  # start-up time: torch
 
     try:
@@ -203,6 +209,8 @@ def run_command(
 ) -> None:
     """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
     on token ids (--tokens)."""
+    from rasplab.programs.loading import resolve_program  # start-up time: numpy
+
     if model_dir is not None:
         model, entry = load_model_entry(model_dir, name)
         runner = model_runner(model, max_layers)

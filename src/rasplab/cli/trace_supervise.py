@@ -16,7 +16,6 @@ import typer
 from rasplab.cli.options import PROGRAM_HELP
 from rasplab.errors import RasplabError
 from rasplab.files import atomic_write_bytes, check_output_folder, make_output_folder
-from rasplab.programs.loading import resolve_program
 
 
 def _overrides(pairs: list[str]) -> dict:
@@ -35,10 +34,12 @@ def _overrides(pairs: list[str]) -> dict:
 
 def trace_record(name: str, config: str | None, sets: list[str], out: str | None) -> dict:
     """Run trace supervision for ``name``; write ``result.json`` and the PNG under ``out``."""
+    # start-up time: numpy and the program library (~0.5 s)
     # start-up time: torch
     from rasplab.analysis.trace_config import load_trace_config
     from rasplab.analysis.trace_figure import trace_figure
     from rasplab.analysis.trace_supervision import trace_supervise
+    from rasplab.programs.loading import resolve_program
 
     cfg = load_trace_config(config, _overrides(sets))
     entry = resolve_program(name)
