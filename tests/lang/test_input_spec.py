@@ -83,3 +83,30 @@ def test_an_out_of_range_write_names_the_function_and_the_path():
         "MLP function 'step', on the path where tok == 1: value written to 'out' 2 is outside "
         "the variable's range [0, 2)"
     )
+
+
+def test_rules_and_traces_print_a_number_the_same_way():
+    # issue #39: rule text printed 0.3333333333333333 where traces printed 0.3333
+    from rasplab.lang import interpret, numeric_var, qkv, set_var
+
+    def mlp(x):
+        if x["m"] == 1 / 3:
+            x["out"] = 1
+
+    p = program(
+        {
+            "tok": input_var(3),
+            "q": set_var(3, default=frozenset({0, 1, 2})),
+            "v": numeric_var(input_init_fn=lambda t: float(t == 1)),
+            "out": var(2),
+        },
+        {"m": qkv("q", "tok", "v", output=numeric_var(values=(0.0, 1 / 3, 1.0)))},
+        mlp,
+        "out",
+        3,
+        max_layers=1,
+        undefined="no_match",
+    )
+    assert "m == 1/3" in str(p.rules[0])
+    table = interpret(p, [[0, 1, 2]], trace=True).traces[0].table()
+    assert "1/3" in table and "0.3333" not in table

@@ -31,6 +31,24 @@ NEAR = 1e-6
 """Relative distance to a boundary within which buckets are decided in exact arithmetic."""
 
 
+def format_number(x: float) -> str:
+    """How rules, traces and messages print a number, one format everywhere: Python's own
+    short form when it has at most 8 characters, else the simple fraction the float is (the
+    mean of typed values: ``1/3``), else the full ``repr`` (never rounded, so two different
+    values never print the same).
+
+    >>> [format_number(v) for v in (1.0, 0.125, -0.6, 1 / 3, 2 / 3, 0.123456789)]
+    ['1.0', '0.125', '-0.6', '1/3', '2/3', '0.123456789']
+    """
+    text = repr(float(x))
+    if len(text) <= 8 or not math.isfinite(x):
+        return text
+    frac = Fraction(x).limit_denominator(10_000)
+    if float(frac) == x:
+        return f"{frac.numerator}/{frac.denominator}"
+    return text
+
+
 def exact(x: float) -> Fraction:
     """The simple fraction a float stands for (``0.1`` -> 1/10), else its exact binary value."""
     if not math.isfinite(x):

@@ -34,13 +34,14 @@ from itertools import product
 from typing import Any
 
 from rasplab.errors import RasplabError
+from rasplab.lang.numbers import format_number
 from rasplab.lang.variables import Var
 
 
 def _fmt(value: Any) -> str:
     if isinstance(value, frozenset):
         return "{" + ",".join(str(v) for v in sorted(value)) + "}"
-    return repr(value) if isinstance(value, float) else str(value)
+    return format_number(value) if isinstance(value, float) else str(value)
 
 
 @dataclass(frozen=True)

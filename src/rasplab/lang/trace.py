@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from rasplab.lang.arrays import SetTable, to_python
+from rasplab.lang.numbers import format_number
 from rasplab.lang.program import Program
 from rasplab.lang.reference import initial_state, run_reference
 from rasplab.lang.rules import Rule
@@ -262,7 +263,7 @@ def _fmt(v: Any) -> str:
     if isinstance(v, frozenset):
         return "{" + ",".join(str(m) for m in sorted(v)) + "}"
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return format_number(v)  # the rules' format (rasplab.lang.numbers)
     return str(v)
 
 
