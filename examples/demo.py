@@ -5,7 +5,8 @@
 2. Explain it: minimal programs (ALTA Figure 4): which programs do their training inputs pin
    down well enough to generalize to longer inputs?
 3. Compile it: compile seed programs to transformer weights and verify that the weights
-   agree with the interpreter on every variable at every layer.
+   agree with the interpreter on every variable at every layer; then a Tracr-style RASP
+   program (``make_sort``), compiled and checked against the RASP evaluator.
 4. Train it: APE vs NoPE on binary_majority and (aa)*, stored in SQLite, reported as tables
    and an accuracy-by-length plot.
 5. See inside: one self-contained HTML page lining up the interpreter's residual stream with
@@ -111,6 +112,18 @@ def compile_it() -> None:
     ids = entry.encode("99999+1")
     out = run_compiled(compile_program(entry.program()), [ids]).outputs[0]
     print(f"compiled addition 99999+1 -> {''.join(entry.decode(ids, out))}")
+    # A Tracr user's RASP program, unchanged but for the import: compiled and verified.
+    from rasplab.rasp import compiling, lib, rasp, verify
+
+    sort = lib.make_sort(rasp.tokens, rasp.tokens, max_seq_len=6, min_key=1)
+    rasp_model = compiling.compile_rasp_to_model(sort, {1, 2, 3}, 6)
+    rasp_report = verify.verify(rasp_model, samples=0)
+    print(
+        f"RASP make_sort [3, 1, 2, 1] -> {rasp_model.apply(['BOS', 3, 1, 2, 1]).decoded[1:]}; "
+        f"{rasp_model.sizes()['layers']} layers; every SOp at every position on all "
+        f"{rasp_report.inputs} inputs up to length 6: "
+        f"{'all agree' if rasp_report.ok else 'DIVERGES'}"
+    )
 
 
 def train_it(out: Path) -> None:
