@@ -151,3 +151,8 @@ def test_float64_when_float32_cannot_be_proved_exact():
         compile_rasp_to_model(lib.make_count_less_freq(2), {1, 2, 3}, 20, dtype=torch.float32)
     small = compile_rasp_to_model(lib.make_count_less_freq(2), {1, 2, 3}, 5)
     assert small.sizes()["dtype"] == "float32"
+
+
+def test_pad_positions_are_never_read():
+    model = compile_rasp_to_model(lib.make_hist(), {1, 2}, 5, compiler_pad="PAD")
+    assert model.apply(["BOS", 1, 2, 1, "PAD", "PAD"]).decoded == ["BOS", 2, 1, 2, "PAD", "PAD"]

@@ -135,11 +135,6 @@ class CompiledRasp:
         ids = torch.tensor([list(x) for x in batch], dtype=torch.long)
         pad_id = len(self.plan.vocab) + 1
         keep = ids != pad_id if self.pad is not None else None
-        embed = self.module.token_embed
-        if self.pad is not None and embed.shape[0] <= pad_id:  # pad: a zero embedding row
-            self.module.token_embed = torch.nn.Parameter(
-                torch.cat([embed, torch.zeros_like(embed[:1])]), requires_grad=False
-            )
         with torch.no_grad():
             return self.module(ids, keep=keep, residuals=residuals)
 
@@ -207,5 +202,9 @@ def compile_rasp_to_model(
             )
     else:
         weights = build_weights(plan, eps=torch.finfo(dtype).eps / 2)
+    if compiler_pad is not None:  # PAD: a zero embedding row after BOS's; never a key
+        weights.token_embed = np.concatenate(
+            [weights.token_embed, np.zeros_like(weights.token_embed[:1])]
+        )
     module = RaspTransformer(weights, causal=causal, dtype=dtype)
     return CompiledRasp(plan, weights, module, compiler_bos, compiler_pad)
