@@ -32,6 +32,7 @@ import shutil
 from pathlib import Path
 
 import torch
+from safetensors.torch import load_file, save_file
 
 from rasplab.errors import RasplabError
 from rasplab.files import current_umask, replace_dir, temp_dir
@@ -43,7 +44,7 @@ _ORIGINAL = "._original_component"
 def transformer_lens():
     """The TransformerLens 4 module, or one clear error naming the extra to install."""
     try:
-        import transformer_lens as tl
+        import transformer_lens as tl  # optional extra: rasplab[interp]
     except ImportError as err:
         raise RasplabError(
             "TransformerLens is not installed; install the interp extra: "
@@ -133,8 +134,6 @@ def save_bridge(bridge, directory: str | Path) -> Path:
     """Write ``config.json`` (the config it was built from, plus the dtype) and ``model.safetensors`` (the
     bridge's ``state_dict``, every layer's copy) into ``directory``, replacing it in one
     step; nothing partial."""
-    from safetensors.torch import save_file
-
     out = Path(directory)
     config = getattr(bridge, "export_config", None)
     if config is None:
@@ -169,8 +168,6 @@ def save_bridge(bridge, directory: str | Path) -> Path:
 
 def load_bridge(directory: str | Path):
     """The ``TransformerBridge`` saved by :func:`save_bridge` (no unpickling)."""
-    from safetensors.torch import load_file
-
     path = Path(directory)
     try:
         config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
