@@ -14,7 +14,7 @@ import sys
 
 import typer
 
-from rasplab.cli.run import tokens_encoder
+from rasplab.cli.options import tokens_encoder
 from rasplab.errors import RasplabError
 
 

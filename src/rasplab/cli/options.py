@@ -1,12 +1,19 @@
 """Arguments several ``rasplab`` commands share: help texts, defaults, and how they are parsed.
 
-Program names (``NAME`` or ``FILE.py:NAME``) resolve to library entries here, ``[CONFIG]
-[KEY=VALUE]...`` splits into a config file and overrides, ``--only KEY=V1,V2`` into grid values.
+Program names (``NAME`` or ``FILE.py:NAME``) resolve to library entries here, ``--tokens IDS``
+becomes checked token ids, ``[CONFIG] [KEY=VALUE]...`` splits into a config file and overrides,
+``--only KEY=V1,V2`` into grid values.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from rasplab.errors import RasplabError
+
+if TYPE_CHECKING:  # the annotation only: the program library loads when a command runs
+    from rasplab.programs.base import LibraryProgram
 
 PROGRAM_HELP = "Library program (see `rasplab programs`) or FILE.py:NAME (a Program or a function returning one)."
 """Help of an ALTA program argument (``run``, ``compile``, ``verify``, ``minimal``, ...)."""
@@ -74,3 +81,33 @@ def entry_and_program(name: str, minimal_lengths: str | None, samples: int | Non
     from rasplab.analysis.minimal import minimal_program  # start-up time
 
     return entry, minimal_program(entry, minimal_lengths, samples, seed)
+
+
+def tokens_encoder(entry: LibraryProgram, vocab: int) -> Callable[[str], list[int]]:
+    """``--tokens`` of ``run`` and ``explore``: a function parsing token ids and checking them
+    as natural inputs are checked, against the limit of library entry ``entry`` (the positions
+    its longest natural inputs take) and its program's stated valid inputs."""
+    from rasplab.programs.loading import token_ids  # start-up time: numpy
+    from rasplab.programs.verify import entry_positions  # start-up time: torch
+
+    try:
+        program = entry.program()
+    except RasplabError:  # a saved model of a program from a file: only its token ids
+        program = None
+    limit = entry_positions(entry)
+    spec = program.inputs if program is not None else None
+
+    def encode(text: str) -> list[int]:
+        ids = token_ids(text, vocab)
+        if limit is not None and len(ids) > limit:
+            raise RasplabError(
+                f"program {entry.name!r} handles lengths <= {entry.max_length} "
+                f"({entry.length_unit}), which take at most {limit} tokens; these token ids "
+                f"are {len(ids)}"
+            )
+        problem = spec.problem(ids, vocab) if spec is not None else None
+        if problem is not None:
+            raise RasplabError(f"{text!r} is not a valid input of {entry.name}: {problem}")
+        return ids
+
+    return encode

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from rasplab.cli.options import PROGRAM_HELP
+from rasplab.cli.options import PROGRAM_HELP, tokens_encoder
 from rasplab.errors import RasplabError
 
 if TYPE_CHECKING:  # the annotations only: the modules load when a command runs
@@ -80,35 +80,6 @@ def load_model_entry(directory: str, name: str | None):
     if saved is None and name is None:
         return model, token_entry(None, model.spec["name"], model.spec["input_range"])
     return model, resolve_program(name or saved)
-
-
-def tokens_encoder(entry: LibraryProgram, vocab: int) -> Callable[[str], list[int]]:
-    """``--tokens``: token ids checked as the natural inputs are, against the program's limit
-    (the positions its longest natural inputs take) and its stated valid inputs."""
-    from rasplab.programs.loading import token_ids  # start-up time: numpy
-    from rasplab.programs.verify import entry_positions  # start-up time: torch
-
-    try:
-        program = entry.program()
-    except RasplabError:  # a saved model of a program from a file: only its token ids
-        program = None
-    limit = entry_positions(entry)
-    spec = program.inputs if program is not None else None
-
-    def encode(text: str) -> list[int]:
-        ids = token_ids(text, vocab)
-        if limit is not None and len(ids) > limit:
-            raise RasplabError(
-                f"program {entry.name!r} handles lengths <= {entry.max_length} "
-                f"({entry.length_unit}), which take at most {limit} tokens; these token ids "
-                f"are {len(ids)}"
-            )
-        problem = spec.problem(ids, vocab) if spec is not None else None
-        if problem is not None:
-            raise RasplabError(f"{text!r} is not a valid input of {entry.name}: {problem}")
-        return ids
-
-    return encode
 
 
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
