@@ -14,8 +14,8 @@ each import of another rasplab stage is checked against the floors of docs/desig
 
 An import may go to its own floor or any floor below, never up. On top of the floors: the
 languages and tasks import no torch (not even inside a function), and the bottom imports
-torch or safetensors only inside the function that needs it. A failure names the file, the
-line, the import and the rule it breaks.
+torch or safetensors only inside the function that needs it; and every import circle stays
+inside one folder. A failure names the file, the line, the import and the rule it breaks.
 """
 
 from __future__ import annotations
@@ -245,3 +245,46 @@ def test_the_checker_catches_an_arrow_up_and_names_it():
     assert (
         "may not import cli" in _check("rasplab.reports.text", "from rasplab.cli import main\n")[0]
     )
+
+
+def _folder(module: str) -> str:
+    """The top folder (or bottom module) of a rasplab module: ``rasplab.crasp.ir`` -> ``crasp``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def circles(imports: list[Import]) -> list[list[str]]:
+    """The import circles between folders (each a list of folders, the first repeated last)."""
+    graph: dict[str, set[str]] = {}
+    for imp in imports:
+        if imp.module in DEPRECATED_ALIASES or not imp.target.startswith("rasplab."):
+            continue
+        a, b = _folder(imp.module), _folder(imp.target)
+        if a and b and a != b:
+            graph.setdefault(a, set()).add(b)
+    found = []
+
+    def walk(path: list[str]) -> None:
+        for nxt in sorted(graph.get(path[-1], ())):
+            if nxt == path[0]:
+                found.append([*path, nxt])
+            elif nxt not in path and nxt > path[0]:  # each circle once, from its least folder
+                walk([*path, nxt])
+
+    for start in sorted(graph):
+        walk([start])
+    return found
+
+
+def test_every_import_circle_stays_inside_one_folder():
+    assert circles(all_imports()) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    fake = [
+        Import("rasplab.analysis.a", SRC, 1, "rasplab.reports.b", True),
+        Import("rasplab.reports.b", SRC, 1, "rasplab.analysis.c", False),
+        Import("rasplab.crasp.compile", SRC, 1, "rasplab.crasp_compiler.compile", True),
+        Import("rasplab.crasp_compiler.plan", SRC, 1, "rasplab.crasp.ir", True),
+    ]
+    assert circles(fake) == [["analysis", "reports", "analysis"]]
