@@ -22,6 +22,7 @@ def compile_command(
     model = compile_named(name, vocab, max_seq_len, causal)
     sizes = model.sizes()
     if out is not None:
+        # start-up time: torch
         from rasplab.rasp.export import save_model
 
         save_model(model, out)

@@ -11,6 +11,7 @@ def programs_command(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per program."),
 ) -> None:
     """List Tracr's RASP library (lib:NAME) and the arguments each is built with."""
+    # start-up time: the RASP language and its library
     from rasplab.rasp.load import LIBRARY
 
     width = max(len(name) for name in LIBRARY) + 4

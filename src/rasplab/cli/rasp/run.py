@@ -20,6 +20,7 @@ def run_command(
     causal: bool = typer.Option(False, "--causal", help="Compile a causal model."),
 ) -> None:
     """Run a RASP program on one input (BOS first) and print its output list."""
+    # start-up time: the RASP language and library
     from rasplab.rasp import rasp
     from rasplab.rasp.load import parse_tokens
 
