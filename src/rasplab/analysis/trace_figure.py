@@ -84,7 +84,7 @@ def by_value(result: dict, key: str) -> tuple[list[int], list[float]]:
 
 def trace_figure(results: Sequence[dict], path: str | Path) -> None:
     """Write the two-panel PNG for ``results`` (one line each) to ``path``."""
-    from rasplab.plotting import plt, save_figure
+    from rasplab.plotting import plt, save_figure  # start-up time: matplotlib
 
     lines = [series(r) for r in results]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
