@@ -84,15 +84,23 @@ def selector_width_program(values=(-2.0, -1.0, -0.5, 0.0, 1 / 3, 0.5, 1.0)):
     }
     heads = {"mean": qkv("zero", "zero", "x"), "left": qkv("tok", "tok", "x", relative={-2, -1, 1})}
 
-    def mlp(z):
+    def write_out(z):  # independent updates in functions of their own (no head read unused)
         z["out"] = values.index(z["mean"])
+
+    def write_x(z):
         if z["left"] == -0.5:
             z["x"] = 0.5
         elif z["left"] == 1 / 3:
             z["x"] = -1.0
 
     return program(
-        variables, heads, mlp, output="out", input_range=4, max_layers=3, undefined="no_match"
+        variables,
+        heads,
+        [write_out, write_x],
+        output="out",
+        input_range=4,
+        max_layers=3,
+        undefined="no_match",
     )
 
 
@@ -183,17 +191,21 @@ def set_query_program(causal=False):
     }
     heads = {"one": qkv("q", "tok", "tok"), "m": qkv("q", "tok", "w")}
 
-    def mlp(z):
+    def write_hit(z):
         if z["one"] == 2:
             z["hit"] = 2
+
+    def write_avg(z):
         z["avg"] = (0.0, 0.5, 1.0).index(z["m"])
+
+    def write_q(z):
         if z["hit"] == 2:
             z["q"] = sets[0]
 
     return program(
         variables,
         heads,
-        mlp,
+        [write_hit, write_avg, write_q],
         output="avg",
         input_range=3,
         max_layers=3,
@@ -212,8 +224,10 @@ def test_set_queries_and_causal_mode(causal):
 def relative_program(mask, causal=False):
     """A categorical head over an arbitrary relative mask (shift strategy or dense)."""
 
-    def mlp(z):
+    def write_out(z):
         z["out"] = 1 if z["h"] == 1 else 0
+
+    def write_seen(z):
         if z["n"] == 1.0:
             z["seen"] = 1
 
@@ -230,7 +244,7 @@ def relative_program(mask, causal=False):
     return program(
         variables,
         heads,
-        mlp,
+        [write_out, write_seen],
         output="out",
         input_range=2,
         max_layers=2,

@@ -171,14 +171,16 @@ def counting_program(xs, causal=False):
         "all": qkv("zero", "zero", "x", relative=range(-40, 1)),
     }
 
-    def mlp(z):
+    def write_mid(z):  # independent updates in functions of their own (no head read unused)
         z["mid"] = (0.0, 0.5, 1.0).index(z["mean"])
+
+    def write_got(z):
         z["got"] = z["one"]
 
     return program(
         variables,
         heads,
-        mlp,
+        [write_mid, write_got],
         output="mid",
         input_range=3,
         max_layers=1,
