@@ -299,7 +299,8 @@ class _Builder:
         a = op.args[0]
         out = self._coord(op.name, 0.0, 1.0)
         u, err, value = self.u, 0.0, self.counted(a)
-        for d in sorted(op.relation.offsets):
+        # an offset beyond the longest input relates no two positions: no head for it
+        for d in sorted(d for d in op.relation.offsets if abs(d) <= self.n):
             b = value if d == 0 else {self.read(index, d, value, f"{op.name}@{d}"): 1.0}
             weights = self.combine((1.0, {u: 1.0}), (1.0, b))
             self.unit(index, weights, -1.0, {out: 1.0})
