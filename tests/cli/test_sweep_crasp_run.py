@@ -41,3 +41,21 @@ def test_inputs_file_with_a_byte_order_mark_and_an_empty_one(capsys, tmp_path):
     empty.write_text("")
     code, out, err = cli(capsys, "crasp", "run", "majority", "--inputs", str(empty))
     assert code == 2 and out == "" and "holds no inputs" in err
+
+
+def test_without_trace_only_the_outputs_are_kept(capsys, monkeypatch):
+    # item 3: a 10^6-symbol input kept every operation's values (a MemoryError under 4 GB)
+    from rasplab.crasp import interpreter
+
+    kept = []
+    real = interpreter.run_ids
+
+    def spy(program, ids, keep="all"):
+        kept.append(keep)
+        return real(program, ids, keep)
+
+    monkeypatch.setattr(interpreter, "run_ids", spy)
+    code, out, _ = cli(capsys, "crasp", "run", "sort", "--input", "3 1 2 <sep>", "--json")
+    assert code == 0 and kept == [()]
+    code, out, _ = cli(capsys, "crasp", "run", "sort", "--input", "3 1 2 <sep>", "--trace")
+    assert code == 0 and kept == [(), "all"]

@@ -65,7 +65,9 @@ def run_records(program, lines: list[str], trace: bool = False) -> list[dict]:
     # start-up time: the C-RASP package (~0.3 s)
     from rasplab.crasp.interpreter import run
 
-    result = run(program, lines)
+    # without --trace only the output and readout values are kept (the others are freed after
+    # their last use), so a long input does not hold every operation's values in memory
+    result = run(program, lines, keep="all" if trace else ())
     ro = program.readout
     records = []
     for b, line in enumerate(lines):
