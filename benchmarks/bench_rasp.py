@@ -12,7 +12,8 @@ For every program of Tracr's ``lib.py`` (each built on both sides by its own lib
 Dyck programs, {1..N} for ``make_sort_unique``, whose keys must differ) and each
 ``max_seq_len`` N: compile seconds (wall clock, after imports; one thread), layers, heads,
 residual width, MLP width and parameters on both sides; then ``--inputs`` random inputs
-(length uniform in 1..N, tokens uniform; distinct tokens for ``make_sort_unique``) through
+(length uniform in 1..N, or with ``--quarters`` in {N/4, N/2, 3N/4, N}, since Tracr's JAX
+model compiles once per input length; tokens uniform; distinct tokens for ``make_sort_unique``) through
 both compiled models and rasplab's RASP evaluator. Where the two models' outputs differ, the
 JSON says which equals the evaluator. Categorical outputs must be equal; numerical ones within
 1e-9 (rasplab decodes to the nearest possible value) or 1e-5 relative (Tracr's raw float32).
@@ -67,8 +68,11 @@ PROGRAMS = {
 }
 
 TRACR_WORKER = r"""
-import json, sys, time
+import json, signal, sys, time
 import jax, jax.numpy as jnp, numpy as np
+def _timeout(signum, frame):
+    raise TimeoutError("compile + run over the time limit")
+signal.signal(signal.SIGALRM, _timeout)
 from tracr.rasp import rasp
 from tracr.compiler import compiling, lib
 jobs = json.load(sys.stdin)
@@ -76,6 +80,7 @@ out = []
 for job in jobs:
     N = job["N"]
     row = {}
+    signal.alarm(job["limit_s"])
     try:
         program = eval(job["expr"])
         t = time.perf_counter()
@@ -98,16 +103,20 @@ for job in jobs:
         row["outputs"] = outputs
     except Exception as err:
         row["error"] = f"{type(err).__name__}: {err}"[:300]
+    signal.alarm(0)
     out.append(row)
+    print(job["name"], N, round(row.get("compile_s", -1), 2), row.get("error", ""), file=sys.stderr, flush=True)
 json.dump(out, sys.stdout)
 """
 
 
-def _inputs(vocab: list, n: int, count: int, unique: bool, seed: int) -> list[list]:
+def _inputs(vocab: list, n: int, count: int, unique: bool, seed: int, quarters: bool) -> list[list]:
     rng = np.random.default_rng(seed)
+    lengths = sorted({max(1, n * q // 4) for q in range(1, 5)}) if quarters else range(1, n + 1)
+    lengths = list(lengths)
     out = []
     for _ in range(count):
-        k = int(rng.integers(1, n + 1))
+        k = int(lengths[rng.integers(0, len(lengths))])
         if unique:
             out.append([int(v) for v in rng.permutation(vocab)[:k]])
         else:
@@ -145,24 +154,32 @@ def _evaluate(expr: str, n: int, inputs: list[list]) -> list:
     return out
 
 
-def run(lengths: list[int], count: int, tracr_python: str | None) -> dict:
+def run(
+    lengths: list[int],
+    count: int,
+    tracr_python: str | None,
+    limit: int = 600,
+    quarters: bool = False,
+) -> dict:
     jobs, rows = [], []
     for name, (expr, vocab) in PROGRAMS.items():
         for n in lengths:
             v = list(range(1, n + 1)) if vocab is None else vocab
-            inputs = _inputs(v, n, count, vocab is None, seed=n)
-            jobs.append({"name": name, "expr": expr, "vocab": v, "N": n, "inputs": inputs})
+            inputs = _inputs(v, n, count, vocab is None, seed=n, quarters=quarters)
+            jobs.append(
+                {"name": name, "expr": expr, "vocab": v, "N": n, "inputs": inputs, "limit_s": limit}
+            )
     tracr_rows: list[dict] = [{} for _ in jobs]
     if tracr_python:
         done = subprocess.run(
             [tracr_python, "-c", TRACR_WORKER],
             input=json.dumps(jobs),
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
             env={**os.environ, "JAX_PLATFORMS": "cpu", "OMP_NUM_THREADS": "1"},
         )
         if done.returncode != 0:
-            raise SystemExit(f"the Tracr worker failed: {done.stderr.strip()[-500:]}")
+            raise SystemExit(f"the Tracr worker failed (exit {done.returncode})")
         tracr_rows = json.loads(done.stdout)
     for job, tr in zip(jobs, tracr_rows):
         ours, outputs = _rasplab_side(job["expr"], job["vocab"], job["N"], job["inputs"])
@@ -172,6 +189,7 @@ def run(lengths: list[int], count: int, tracr_python: str | None) -> dict:
             all(_same(a, b, 1e-9) for a, b in zip(truth[i], outputs[i])) for i in valid
         )
         row = {"program": job["name"], "max_seq_len": job["N"], "inputs": len(valid)}
+        row["input_lengths"] = sorted({len(x) for x in job["inputs"]})
         row["rasplab"] = ours
         if tracr_python:
             theirs = {k: v for k, v in tr.items() if k != "outputs"}
@@ -257,18 +275,75 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+def compact(result: dict) -> str:
+    """One row per program over every max_seq_len: the README's table."""
+    by: dict[str, list[dict]] = {}
+    for r in result["rows"]:
+        by.setdefault(r["program"], []).append(r)
+    lines = [
+        "| program | N | compile speedup | layers (rasplab/Tracr) | residual width (rasplab/Tracr) "
+        "| rasplab = evaluator | Tracr = evaluator |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in by.items():
+        ns = "/".join(str(r["max_seq_len"]) for r in rows)
+        speed = "/".join(
+            f"{r['compile_speedup']:.0f}x" if "compile_speedup" in r else "-" for r in rows
+        )
+        layers = "/".join(
+            f"{r['rasplab']['layers']}:{r.get('tracr', {}).get('layers', '-')}" for r in rows
+        )
+        width = "/".join(
+            f"{r['rasplab']['residual_width']}:{r.get('tracr', {}).get('residual_width', '-')}"
+            for r in rows
+        )
+        ours = "/".join(
+            f"{100 * r['rasplab']['agree_with_evaluator'] / r['inputs']:.0f}%" for r in rows
+        )
+        theirs = "/".join(
+            f"{100 * r['tracr']['agree_with_evaluator'] / r['inputs']:.0f}%"
+            if "agree_with_evaluator" in r.get("tracr", {})
+            else "fails"
+            for r in rows
+        )
+        lines.append(f"| {name} | {ns} | {speed} | {layers} | {width} | {ours} | {theirs} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[5, 10, 20])
     parser.add_argument("--inputs", type=int, default=1000)
     parser.add_argument("--tracr-python", default=os.environ.get("RASPLAB_TRACR_PYTHON"))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--quarters",
+        action="store_true",
+        help="Input lengths N/4, N/2, 3N/4, N only (Tracr's JAX compiles once per length).",
+    )
+    parser.add_argument(
+        "--tracr-limit", type=int, default=600, help="Seconds per Tracr compile and run."
+    )
     parser.add_argument("--markdown", type=Path, default=None, help="print this JSON as a table")
+    parser.add_argument(
+        "--compact", action="store_true", help="with --markdown: one row per program"
+    )
+    parser.add_argument("--merge", type=Path, nargs="+", default=None, help="JSONs to join (--out)")
     args = parser.parse_args()
     if args.markdown:
-        print(markdown(json.loads(args.markdown.read_text())))
+        loaded = json.loads(args.markdown.read_text())
+        print(compact(loaded) if args.compact else markdown(loaded))
         return
-    result = run(args.lengths, args.inputs, args.tracr_python)
+    if args.merge:
+        rows = [r for path in args.merge for r in json.loads(path.read_text())["rows"]]
+        rows.sort(key=lambda r: (list(PROGRAMS).index(r["program"]), r["max_seq_len"]))
+        result = {"rows": rows, "summary": _summary(rows)}
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+        print(json.dumps(result["summary"], indent=1))
+        return
+    result = run(args.lengths, args.inputs, args.tracr_python, args.tracr_limit, args.quarters)
     text = json.dumps(result, indent=1, default=str)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

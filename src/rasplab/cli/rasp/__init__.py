@@ -19,6 +19,7 @@ MAX_SEQ_LEN = typer.Option(10, "--max-seq-len", metavar="N", help="Longest input
 
 def compile_named(name: str, vocab: str, max_seq_len: int, causal: bool = False):
     """Load PROGRAM and compile it (imports torch)."""
+    # start-up time: torch (the compiler) and the RASP library
     # start-up time: torch
     from rasplab.rasp.compiling import compile_rasp_to_model
     from rasplab.rasp.load import load_rasp_program, parse_tokens

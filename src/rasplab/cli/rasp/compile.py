@@ -23,6 +23,7 @@ def compile_command(
     sizes = model.sizes()
     if out is not None:
         # start-up time: torch
+        # start-up time: torch and safetensors
         from rasplab.rasp.export import save_model
 
         save_model(model, out)

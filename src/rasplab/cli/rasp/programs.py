@@ -12,6 +12,7 @@ def programs_command(
 ) -> None:
     """List Tracr's RASP library (lib:NAME) and the arguments each is built with."""
     # start-up time: the RASP language and its library
+    # start-up time: the RASP library
     from rasplab.rasp.load import LIBRARY
 
     width = max(len(name) for name in LIBRARY) + 4

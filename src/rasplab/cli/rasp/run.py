@@ -21,6 +21,7 @@ def run_command(
 ) -> None:
     """Run a RASP program on one input (BOS first) and print its output list."""
     # start-up time: the RASP language and library
+    # start-up time: the RASP library
     from rasplab.rasp import rasp
     from rasplab.rasp.load import parse_tokens
 

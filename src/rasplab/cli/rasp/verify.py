@@ -25,6 +25,7 @@ def verify_command(
     """Compare the compiled model with the evaluator at every SOp and position; exit 1 on
     any disagreement."""
     # start-up time: torch
+    # start-up time: torch
     from rasplab.rasp.verify import verify
 
     model = compile_named(name, vocab, max_seq_len, causal)
