@@ -73,3 +73,20 @@ def test_repeated_and_ignored_task_options_are_refused(capsys):
     assert code == 2 and out == "" and "task option 'split' is given twice" in err
     code, out, err = cli(capsys, "minimal", "scan", "-o", "split=add_jump", "-o", "split_seed=3")
     assert code == 2 and out == "" and "split_seed applies to the simple split only" in err
+
+
+def test_ctrl_c_in_a_command_says_interrupted(capsys):
+    # item 9: typer turns KeyboardInterrupt into Exit(130), which click returns: exit 130, silent
+    import typer
+
+    from rasplab.cli.errors import run_app
+
+    app = typer.Typer()
+
+    @app.command()
+    def stop() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as done:
+        run_app(app, [])
+    assert done.value.code == 130 and "rasplab: interrupted" in capsys.readouterr().err

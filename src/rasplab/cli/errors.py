@@ -75,5 +75,7 @@ def run_app(app: typer.Typer, argv: list[str] | None) -> None:
     except BrokenPipeError:
         raise
     code = rv if isinstance(rv, int) else 0
+    if code == 130:  # typer turns Ctrl-C into Exit(130), which click returns as the result
+        print("rasplab: interrupted", file=sys.stderr)
     sys.stdout.flush()
     sys.exit(code)
