@@ -4,10 +4,11 @@ A sequence of T tokens reads the absolute encodings of T positions drawn as a so
 random subset of ``0 .. L-1``, with ``L`` (:data:`RANDOM_RANGE`, at least the model's
 ``max_positions``) much longer than any training sequence, so that the positions a long test
 sequence needs were all seen in training. The subset is drawn afresh at every forward pass,
-one subset per batch (padding rows use its first positions): in training from torch's global
-generator (which the harness seeds at every step, so a resumed run draws the same positions),
-in evaluation from a generator seeded with :data:`EVAL_SEED` and T (the same positions at
-every evaluation of the same length). Two tables are randomized:
+in training one subset per batch (padding rows use its first positions), from torch's global
+generator (which the harness seeds at every step, so a resumed run draws the same positions);
+in evaluation one subset per sequence, of its own real length n, from a generator seeded with
+:data:`EVAL_SEED` and n (the same positions at every evaluation of the same length, whatever
+padding the batch carries, so a sequence's outputs do not depend on its batch). Two tables are randomized:
 
 * ``random_sin``: the sinusoidal table of :class:`~rasplab.models.positional.Sinusoidal`;
 * ``random_ape``: a learned table of ``L`` rows (initialised like the token embeddings).
@@ -69,9 +70,20 @@ class RandomizedAbsolute(PositionalEncoding):
         return self.table[positions].to(like.device, like.dtype)
 
     def embed(self, like, offset, pad_mask=None, reference=False):
-        """The vectors of :meth:`draw`'s positions, [1, T, D] (offsets are not used)."""
-        positions = self.draw(like.shape[1]).to(like.device)
-        return self.table_rows(positions, like).unsqueeze(0)
+        """The vectors of :meth:`draw`'s positions (offsets are not used): [1, T, D] in training
+        or without padding; in evaluation with padding [B, T, D], each sequence's real tokens
+        reading the positions drawn for its own real length (padding reads position 0)."""
+        length = like.shape[1]
+        if self.training or pad_mask is None:
+            return self.table_rows(self.draw(length).to(like.device), like).unsqueeze(0)
+        positions = torch.zeros(pad_mask.shape, dtype=torch.long)
+        drawn: dict[int, torch.Tensor] = {}
+        for row, real in enumerate(pad_mask.cpu()):
+            n = int(real.sum())
+            if n not in drawn:
+                drawn[n] = self.draw(n)
+            positions[row, real] = drawn[n]
+        return self.table_rows(positions.to(like.device), like)
 
 
 class RandomSinusoidal(RandomizedAbsolute):
