@@ -71,3 +71,30 @@ def test_a_run_without_a_counterpart_is_refused_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert done.value.code == 2 and "'stick_breaking'" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_the_export_is_swapped_in_whole_and_refuses_a_folder_with_other_files(
+    tmp_path, capsys, monkeypatch
+):
+    # issue #39: the files were moved into --out one by one, merging into any folder
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    args = ["export", "parity_sequential_relative", "--to", "transformer-lens", "--layers", "5"]
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--out", str(busy)])
+    assert done.value.code == 2 and "holds other files" in capsys.readouterr().err
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+    import os
+
+    renamed = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: renamed.append(b) or real(a, b))
+    out = tmp_path / "tl"
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--out", str(out)])
+    assert done.value.code == 0 and sorted(p.name for p in out.iterdir()) == [
+        "config.json",
+        "model.safetensors",
+    ]
+    assert [str(p) for p in renamed] == [str(out)]  # one rename: the whole folder

@@ -12,10 +12,7 @@ counterpart for is refused with one line naming it).
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
-from pathlib import Path
 
 import typer
 
@@ -92,18 +89,8 @@ def export_command(
                 f"before program {name!r} halts; use --layers {need} or more"
             )
     hooked = to_transformer_lens(compiled, k, n_ctx=n_ctx)
-    target = Path(out)
-    if target.exists() and not target.is_dir():
-        raise RasplabError(f"--out {out!r} exists and is not a folder")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        save_hooked(hooked, staging)
-        target.mkdir(exist_ok=True)
-        for f in staging.iterdir():
-            f.replace(target / f.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    # the folder is built beside --out and swapped in whole (a folder with other files refused)
+    save_hooked(hooked, out)
     print(f"saved TransformerLens model ({3 * k} blocks) to {out}", file=sys.stderr)
     if ids is not None:
         logits = hooked(hooked_tokens(compiled, ids))
