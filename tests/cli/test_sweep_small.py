@@ -90,3 +90,24 @@ def test_ctrl_c_in_a_command_says_interrupted(capsys):
     with pytest.raises(SystemExit) as done:
         run_app(app, [])
     assert done.value.code == 130 and "rasplab: interrupted" in capsys.readouterr().err
+
+
+def test_compile_out_says_which_length_it_chose(capsys, tmp_path):
+    # issue #39: a saved model of a program with position variables took 512 positions, which
+    # run --compiled (compiling for each batch) did not show; the note says so, and how to change it
+    program = tmp_path / "pos.py"
+    program.write_text(
+        "from rasplab.lang import input_var, position_var, program, var\n"
+        "def step(x):\n"
+        "    if x['first'] == 1:\n"
+        "        x['out'] = 1\n"
+        "P = program({'tok': input_var(2), 'first': position_var(2, lambda i: int(i == 0)),\n"
+        "             'out': var(2)}, {}, step, 'out', 2, max_layers=1)\n"
+    )
+    out = tmp_path / "m"
+    code, _, err = cli(capsys, "compile", f"{program}:P", "--out", str(out))
+    assert code == 0 and "takes inputs of at most 512 positions" in err and "--max-length N" in err
+    code, _, err = cli(capsys, "compile", f"{program}:P", "--out", str(out), "--max-length", "800")
+    assert code == 0 and "note:" not in err
+    code, out_text, _ = cli(capsys, "run", "--model", str(out), "--tokens", "1 " * 700)
+    assert code == 0 and out_text.startswith("output: 1 0")

@@ -52,4 +52,12 @@ def compile_command(
     if out is not None:
         save_compiled(model, out, entry=None if is_file_ref(name) else entry.name)
         print(f"saved compiled model to {out}", file=sys.stderr)
+        limit = model.spec["max_length"]
+        if max_length is None and limit is not None:  # a default the user never chose
+            print(
+                f"note: the saved model takes inputs of at most {limit} positions (a length "
+                "chosen for this program, not by --max-length); compile with --max-length N "
+                "for longer inputs",
+                file=sys.stderr,
+            )
     print_sizes(report, as_json)
