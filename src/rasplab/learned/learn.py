@@ -42,9 +42,16 @@ from rasplab.learned.coverage import unseen_behaviour
 from rasplab.learned.data import encode
 from rasplab.learned.decompile import decompile, load_learned_program
 from rasplab.learned.model import DiscreteTransformer, Shape
+from rasplab.learned.rundir import check_out, load_run, save_run
 from rasplab.learned.to_lang import export_checked
 from rasplab.learned.train import accuracy, predict, sequence_accuracy, train
-from rasplab.learned.verify import all_inputs, program_accuracy, random_inputs, verify
+from rasplab.learned.verify import (
+    ProgramMismatch,
+    all_inputs,
+    program_accuracy,
+    random_inputs,
+    verify,
+)
 from rasplab.tasks import get_task, task_names
 
 
@@ -101,8 +108,6 @@ def learn_seeds(
 ) -> list[LearnedRun]:
     """Run steps 1-9 for configs that differ only in ``seed``, trained as one seed batch
     (same data and batches; each seed its own initialisation and kept state)."""
-    from rasplab.learned.rundir import check_out, save_run
-
     for out in outs:
         if out is not None:
             check_out(out)
@@ -211,9 +216,6 @@ def by_length(config: LearnConfig, task, model: DiscreteTransformer, run) -> dic
 def verify_run(path: str | Path) -> dict[str, int]:
     """Recheck a saved run: ``program.py`` must be what the saved weights decompile to, and
     program == model on the checks of step 6; returns the positions compared per check."""
-    from rasplab.learned.rundir import load_run
-    from rasplab.learned.verify import ProgramMismatch
-
     config, model, source, result = load_run(path)
     task, _ = build(config)
     example = tuple(result["example"]) if result.get("example") else None
@@ -228,8 +230,6 @@ def verify_run(path: str | Path) -> dict[str, int]:
 def lang_run(path: str | Path) -> tuple[dict, str]:
     """Export a saved run to rasplab.lang (inputs of up to twice the training length) and
     check it on the inputs of step 6: ``(record, listing of the program)``."""
-    from rasplab.learned.rundir import load_run
-
     config, model, _, _ = load_run(path)
     task, _ = build(config)
     test = task.dataset("test", n=config.test_n, seed=config.data_seed)

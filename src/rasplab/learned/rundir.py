@@ -68,7 +68,7 @@ def save_run(
 
 def load_run(path: str | Path) -> tuple[LearnConfig, DiscreteTransformer, str, dict]:
     """The config, the discretisable model, the program text and the result of a run."""
-    from rasplab.learned.learn import build
+    from rasplab.learned.learn import build  # import cycle: learn.py imports this module
 
     path = Path(path)
     if not path.is_dir():

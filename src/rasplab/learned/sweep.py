@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.errors import RasplabError
+from rasplab.harness.config import read_yaml
 from rasplab.learned.config import LearnConfig, config_from_dict
+from rasplab.learned.learn import learn_seeds
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,6 @@ def sweep_from_dict(data: dict) -> LearnSweep:
 
 def load_sweep(path: str | Path) -> LearnSweep:
     """Read a sweep YAML file (a key given twice in one mapping is refused, as ``sweep`` does)."""
-    from rasplab.harness.config import read_yaml
-
     return sweep_from_dict(read_yaml(path))
 
 
@@ -112,8 +112,6 @@ def run_sweep(
 ) -> list[dict]:
     """Run every point not yet done under ``out``, the pending seeds of one setting as one
     seed batch; return all results (with ``run`` names), in grid order."""
-    from rasplab.learned.learn import learn_seeds
-
     out = Path(out)
     points = sweep.points()
     groups: dict[str, list[tuple[str, LearnConfig]]] = {}

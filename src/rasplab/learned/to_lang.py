@@ -54,6 +54,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rasplab.compiler.verify import verify as verify_compiled
 from rasplab.errors import RasplabError
 from rasplab.lang import (
     Program,
@@ -67,7 +68,15 @@ from rasplab.lang import (
     set_var,
     var,
 )
-from rasplab.learned.decompile import Component, LearnedProgram, needed, value_names
+from rasplab.learned.decompile import (
+    Component,
+    LearnedProgram,
+    extract,
+    needed,
+    unscored_tokens,
+    value_names,
+)
+from rasplab.learned.verify import ProgramMismatch, verify
 
 PHASES = 4
 """Language layers per learned layer: prepare, prefix, attend, mlp."""
@@ -302,9 +311,6 @@ def check_export(
     against the interpreter (every variable at every layer) on the first
     ``compiled_inputs`` inputs of the first check set. A disagreement raises
     :class:`~rasplab.learned.verify.ProgramMismatch`; a compiler refusal is reported."""
-    from rasplab.compiler.verify import verify as verify_compiled
-    from rasplab.learned.verify import ProgramMismatch, verify
-
     limit = export.position_range
     kept, skipped = {}, 0
     for name, examples in checks.items():
@@ -349,8 +355,6 @@ def export_checked(model, task, checks: dict[str, Sequence], strict: bool = Fals
     training length in tokens and check it (:func:`check_export`): ``(record, listing)``.
     Should :func:`to_lang` refuse, ``strict`` raises :class:`NotExpressible`; otherwise the
     record says ``exported: False`` with the reason and there is no listing."""
-    from rasplab.learned.decompile import extract, unscored_tokens
-
     longest = 2 * task.max_tokens(task.max_length)
     try:
         export = to_lang(extract(model), longest, name=f"learned_{task.name}")
