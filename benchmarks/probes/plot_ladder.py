@@ -2,7 +2,7 @@
 
 Reads a results store of ``configs/probes/fig1_ladder_cpu.yaml`` runs (variants ending in
 ``_x1``, ``_x2``, ``_x4``: steps times 1, 2, 4; ``_w2``: width times 2 at x1 steps) and
-draws, per (task, encoding), the mean over finished seeds of the mean longer-bin accuracy at
+draws, per (task, encoding), the mean over the seeds every rung finished of the mean longer-bin accuracy at
 each step rung (a line), with the width rung as an open square at x1.
 Prints one JSON object per (task, encoding): the scores and the trend
 (:mod:`rasplab.reports.crasp_table.ladder`).

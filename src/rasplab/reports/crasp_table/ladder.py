@@ -6,8 +6,10 @@ count) and ``w2`` (width times 2 at ``x1`` steps), e.g. variant ``ape_reg_x4``
 (``configs/probes/fig1_ladder_cpu.yaml``). The encoding is read from the stored resolved
 config (:func:`~rasplab.reports.crasp_table.measure.encoding_of`), never from the name.
 
-Per rung, the *score* is the mean over all finished seeds of the mean accuracy on the longer
-bins (those outside the training lengths). The **trend** compares the step rungs: ``rising``
+Per rung, the *score* is the mean over seeds of the mean accuracy on the longer bins (those
+outside the training lengths), over the seeds that every rung of the (task, encoding) has
+finished, so that the rungs are compared on the same seeds (a partly run ladder compares
+fewer seeds, never different ones). The **trend** compares the step rungs: ``rising``
 when the score at the largest step rung is at least :data:`TREND_MARGIN` above ``x1``'s,
 ``falling`` when at least that much below, ``flat`` otherwise; ``not measured`` without at
 least two step rungs. Rising is what under-training predicts; flat or falling at every budget
@@ -23,6 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from rasplab.harness.store import ResultsStore
 from rasplab.reports.crasp_table.measure import Measurement, encoding_of, summarize_runs
 
 STEP_RUNGS = ("x1", "x2", "x4")
@@ -74,8 +77,6 @@ def ladder(
 ) -> dict[tuple[str, str], dict[str, Measurement]]:
     """``{(task, encoding): {rung: Measurement}}`` for the ladder runs in ``db`` (runs whose
     variant names no rung are left out)."""
-    from rasplab.harness.store import ResultsStore
-
     with ResultsStore(db, create=False) as store:
         records = store.runs()
     groups: dict = defaultdict(list)
@@ -84,9 +85,14 @@ def ladder(
         if encoding is None or rung is None or (tasks is not None and r.task not in tasks):
             continue
         groups[(r.task, encoding, rung)].append(r)
+    done: dict = defaultdict(list)  # (task, encoding) -> the finished seeds of each rung
+    for (task, encoding, _), runs in groups.items():
+        done[(task, encoding)].append({r.seed for r in runs if r.status == "done" and r.metrics})
     out: dict = defaultdict(dict)
     for (task, encoding, rung), runs in sorted(groups.items()):
-        out[(task, encoding)][rung] = summarize_runs(task, encoding, runs, threshold)
+        seeds = set.intersection(*[x for x in done[(task, encoding)] if x] or [set()])
+        kept = [r for r in runs if r.seed in seeds]
+        out[(task, encoding)][rung] = summarize_runs(task, encoding, kept, threshold)
     return dict(out)
 
 

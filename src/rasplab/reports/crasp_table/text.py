@@ -125,8 +125,8 @@ def definitions(table: CraspTable) -> list[str]:
     if table.ladder is not None:
         lines += [
             f"Trend (budget ladder `{table.ladder}`): per rung (x1, x2, x4: the grid's steps "
-            "times 1, 2, 4; w2: twice the width at x1 steps) the mean over finished seeds of "
-            "the mean longer-bin accuracy; rising / falling when x4 (or the largest step rung "
+            "times 1, 2, 4; w2: twice the width at x1 steps) the mean over the seeds every rung "
+            "finished of the mean longer-bin accuracy; rising / falling when x4 (or the largest step rung "
             "run) is at least 5 points above / below x1, flat otherwise; not measured without "
             "two step rungs.",
         ]
