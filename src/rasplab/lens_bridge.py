@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import torch
@@ -50,8 +51,6 @@ def transformer_lens():
             "TransformerLens is not installed; install the interp extra: "
             "pip install 'rasplab[interp]'"
         ) from err
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         major = int(version("transformer-lens").split(".")[0])
     except (PackageNotFoundError, ValueError):

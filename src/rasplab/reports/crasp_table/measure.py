@@ -32,7 +32,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from rasplab.bins import bin_order, is_bin
 from rasplab.errors import RasplabError
+from rasplab.harness.config import experiment_from_dict
+from rasplab.harness.select import grid_ids
+from rasplab.harness.setup import build_task, in_distribution, run_bins
+from rasplab.harness.store import ResultsStore
+from rasplab.harness.sweepconfig import load_sweep
 
 ENCODINGS = {"ape": "APE", "nope": "NoPE"}
 """``model.pe`` value -> the encoding's name in the table (for runs without the regularizer)."""
@@ -103,9 +109,6 @@ def mean(values: list[float]) -> float:
 
 def _id_bins(record) -> tuple[str, ...]:
     """The in-distribution bins of a stored run, by the harness's own rule."""
-    from rasplab.harness.config import experiment_from_dict
-    from rasplab.harness.setup import build_task, in_distribution, run_bins
-
     try:
         config = experiment_from_dict(record.config)
         train_bin, test_bins = run_bins(config, build_task(config))
@@ -116,8 +119,6 @@ def _id_bins(record) -> tuple[str, ...]:
 
 def summarize_runs(task: str, encoding: str, runs: list, threshold: float) -> Measurement:
     """The :class:`Measurement` of one task's runs with one encoding (one setting)."""
-    from rasplab.bins import bin_order, is_bin
-
     done = [r for r in runs if r.status == "done" and r.metrics]
     bins = tuple(bin_order(b for r in done for b in r.metrics["bins"] if is_bin(b)))
     id_bins = _id_bins(done[0]) if done else ()
@@ -168,10 +169,6 @@ def measure(
     Two settings (different ``setting_hash``) of one task and encoding are an error, e.g.
     two learning rates of APE; APE with and without the positional penalty are two
     encodings, not two settings."""
-    from rasplab.harness.select import grid_ids
-    from rasplab.harness.store import ResultsStore
-    from rasplab.harness.sweepconfig import load_sweep
-
     check_threshold(threshold)
     grid = None if config is None else grid_ids(load_sweep(config), db)
     with ResultsStore(db, create=False) as store:

@@ -40,6 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rasplab.crasp.expressibility import ExpressibilityRow, agreement, guarantees, rows
+from rasplab.errors import RasplabError
+from rasplab.files import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_output_folder,
+    make_output_folder,
+)
+from rasplab.reports.crasp_table.ladder import ladder, scores_of, trend_text
 from rasplab.reports.crasp_table.measure import REGULARIZED, Measurement, check_threshold, measure
 
 ENCODING_NAMES = ("APE", "NoPE")
@@ -61,8 +69,6 @@ class TableRow:
     def trend(self, encoding: str) -> str:
         """The budget ladder's trend for ``encoding`` with its numbers
         (:mod:`rasplab.reports.crasp_table.ladder`), or ``not measured``."""
-        from rasplab.reports.crasp_table.ladder import trend_text
-
         return trend_text(self.ladders.get(encoding, {}))
 
     def expected(self, encoding: str) -> bool | None:
@@ -146,8 +152,6 @@ def build_table(
 ) -> CraspTable:
     """The table for ``tasks`` (default: all 26 rows); measured from ``db`` when given; with
     a budget-ladder store ``ladder_db``, each row also gets a trend per encoding."""
-    from rasplab.errors import RasplabError
-
     check_threshold(threshold)
     if config is not None and db is None:
         raise RasplabError("--config selects runs of a results store; give --db RESULTS too")
@@ -158,8 +162,6 @@ def build_table(
         measured = measure(db, config=config, tasks=names, threshold=threshold)
     ladders: dict = {}
     if ladder_db is not None:
-        from rasplab.reports.crasp_table.ladder import ladder, scores_of
-
         names = [r.info.measured_task for r in expressibility if r.info.measured_task]
         ladders = {k: scores_of(v) for k, v in ladder(ladder_db, names, threshold).items()}
     regularized = any(e == REGULARIZED for _, e in (*measured, *ladders))
@@ -194,12 +196,7 @@ def build_table(
 def write_table(table: CraspTable, out_dir: str | Path) -> list[Path]:
     """Write ``crasp_table.md``, ``crasp_table.csv`` and ``crasp_table.png`` into ``out_dir``
     (everything rendered before the first file is written; each file written atomically)."""
-    from rasplab.files import (
-        atomic_write_bytes,
-        atomic_write_text,
-        check_output_folder,
-        make_output_folder,
-    )
+    # import cycle: plot and text import this module (plot also loads matplotlib)
     from rasplab.reports.crasp_table.plot import table_figure_png
     from rasplab.reports.crasp_table.text import csv_text, markdown
 
