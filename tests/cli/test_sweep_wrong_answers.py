@@ -50,6 +50,10 @@ def step(x):
         x["out"] = x["left"]
 P = program({"tok": input_var(3), "out": var(3)}, {"left": v_relative("tok", -1)}, step, "out",
             3, max_layers=1)
+def always(x):
+    x["out"] = x["left"]
+NOWHERE = program({"tok": input_var(3), "out": var(3)}, {"left": v_relative("tok", -1)}, always,
+                  "out", 3, max_layers=1)
 """
 
 
@@ -61,5 +65,7 @@ def test_verify_reports_inputs_the_program_is_undefined_on_apart(capsys, tmp_pat
     assert code == 0 and out == "13 of 13 inputs agree on every variable at every layer\n"
     assert "the program is undefined on 26 input(s), not counted" in err
     assert "the program is undefined on this input: '1': rule" in err and err.count("\n") == 1
-    code, out, err = cli(capsys, "verify", ref, "--lengths", "1-1", "--samples", "2")
+    nowhere = f"{tmp_path / 'u.py'}:NOWHERE"  # reads left of position 0 on every input
+    code, out, err = cli(capsys, "verify", nowhere, "--lengths", "1-3", "--samples", "5")
     assert code == 1 and out.startswith("0 of 0 inputs agree")  # nothing was compared
+    assert "the program is undefined on 5 input(s)" in err
