@@ -58,6 +58,7 @@ def series(result: dict) -> Series:
             tables[key] = table
         return Series(f"trace: {result['program']}", False, int(result["split"]), tables)
     slices = result.get("slices") or {}
+    # start-up time: rasplab.reports loads the harness and torch; only standard runs need it
     from rasplab.reports.slices import pooled
 
     tables = {key: pooled(slices, name) for key, name in KEYS.items()}

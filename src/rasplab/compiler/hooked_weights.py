@@ -110,6 +110,8 @@ def _relative_mask(offsets: list[int], p: int, causal: bool, match: float) -> to
     return torch.where(allowed, 0.0, -2.0 * match).to(torch.float64)
 
 
+# long: every matrix is laid out on one residual layout (bos, s1, s2, positions) computed
+# at the top; the steps share a dozen offsets that a split would have to pass around
 def hooked_weights(model: CompiledTransformer, n_ctx: int | None = None) -> HookedWeights:
     """TransformerLens-shaped weights for ``model`` (see the module docstring)."""
     spec, lay = model.spec, model.layout

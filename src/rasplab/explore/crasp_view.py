@@ -19,6 +19,7 @@ import torch
 
 from rasplab.crasp.interpreter import encode, run
 from rasplab.crasp.ir import CraspProgram
+from rasplab.crasp_compiler.compile import compile_program
 
 TOLERANCE = 0.25
 """A decoded value agrees when within this of the interpreter's (as ``crasp verify``)."""
@@ -36,8 +37,6 @@ def _cell(value) -> str:
 
 def _compiled(program: CraspProgram, text: str) -> dict[str, list[float]]:
     """Every operation's decoded value per position, from the compiled transformer."""
-    from rasplab.crasp_compiler.compile import compile_program
-
     _, ids, lengths = encode(program, [text])
     model = compile_program(program, max(int(lengths[0]) - 1, 1))
     with torch.no_grad():

@@ -145,6 +145,8 @@ def _selected(program: Program, group: list[str], state: dict, t: int) -> list[l
     return rows
 
 
+# long: one pass over the interpreter's and the compiled model's states fills the steps,
+# the interned rows and the all_agree flag together; the page dict is built from all three
 def program_view(
     entry: LibraryProgram | None,
     text: str,

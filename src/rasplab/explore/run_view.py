@@ -19,6 +19,7 @@ import torch
 
 from rasplab.errors import RasplabError
 from rasplab.explore.program_view import ATTENTION_FLOOR, _Interner
+from rasplab.harness.setup import load_run
 from rasplab.models.hook_points import attention_pattern
 from rasplab.seeding import generator
 
@@ -68,8 +69,6 @@ def run_view(
     run_dir: str | Path, text: str | None = None, length: int | None = None, seed: int = 0
 ) -> dict:
     """Page data for the trained run in ``run_dir`` (see the module docstring)."""
-    from rasplab.harness.setup import load_run
-
     path = Path(run_dir)
     if not path.is_dir():
         raise RasplabError(f"run directory {str(path)!r} does not exist")
