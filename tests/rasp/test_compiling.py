@@ -156,3 +156,37 @@ def test_float64_when_float32_cannot_be_proved_exact():
 def test_pad_positions_are_never_read():
     model = compile_rasp_to_model(lib.make_hist(), {1, 2}, 5, compiler_pad="PAD")
     assert model.apply(["BOS", 1, 2, 1, "PAD", "PAD"]).decoded == ["BOS", 2, 1, 2, "PAD", "PAD"]
+
+
+BEYOND_LIB = {  # constructions the lib does not use: and of different SOps, not, or, Full, ...
+    "and_of_different_sops": lambda: rasp.SelectorWidth(
+        rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.LEQ)
+        & rasp.Select(rasp.indices, rasp.indices, rasp.Comparison.LT)
+    ),
+    "numerical_mean_of_categorical": lambda: rasp.numerical(
+        rasp.Aggregate(
+            rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.GEQ), rasp.tokens, default=0
+        )
+    ),
+    "full": lambda: rasp.SequenceMap(lambda a, b: a * b, rasp.Full(3), rasp.tokens),
+    "not": lambda: rasp.SelectorWidth(~rasp.Select(rasp.tokens, rasp.indices, rasp.Comparison.EQ)),
+    "or_same_sops": lambda: rasp.SelectorWidth(
+        rasp.SelectorOr(
+            rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.LT),
+            rasp.Select(rasp.tokens, rasp.tokens, rasp.Comparison.GT),
+        )
+    ),
+    "map_of_numerical": lambda: rasp.Map(
+        lambda x: round(x * 4), lib.make_frac_prevs(rasp.tokens == 1)
+    ),
+    "aggregate_of_aggregate": lambda: rasp.Aggregate(
+        rasp.Select(rasp.indices, rasp.indices, lambda k, q: q == k + 1),
+        lib.make_reverse(rasp.tokens),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEYOND_LIB))
+def test_constructions_beyond_lib_compile_exactly(name):
+    model = compile_rasp_to_model(BEYOND_LIB[name](), {1, 2, 3, 4}, 6)
+    assert verify(model, exhaustive=400, samples=50).ok
