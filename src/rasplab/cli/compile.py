@@ -13,6 +13,8 @@ import typer
 
 from rasplab.cli.options import PROGRAM_HELP, entry_and_program
 from rasplab.cli.output import print_sizes
+from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
+from rasplab.errors import RasplabError
 
 
 def compile_command(
@@ -38,8 +40,20 @@ def compile_command(
         None, "--out", metavar="DIR", help="Save safetensors + JSON into this directory."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    vocab: str = RASP_VOCAB,
+    max_seq_len: int = RASP_MAX_SEQ_LEN,
 ) -> None:
     """Compile a program into transformer weights and print its sizes."""
+    rasp_model = rasp_target(name, vocab, max_seq_len)
+    if rasp_model is not None:  # sizes as Tracr reports them, one JSON object
+        from rasplab.cli.rasp.compile import print_compiled
+
+        alta = {"--minimal-lengths": minimal_lengths, "--max-length": max_length}
+        given = [flag for flag, value in alta.items() if value is not None]
+        if given:
+            raise RasplabError(f"{', '.join(given)}: not for RASP programs (see --max-seq-len)")
+        print_compiled(rasp_model, out)
+        return
     # start-up time: the compiler imports torch
     from rasplab.compiler.export import save_compiled
     from rasplab.compiler.stats import model_stats

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from rasplab.cli.options import PROGRAM_HELP, tokens_encoder
+from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
 from rasplab.errors import RasplabError
 
 if TYPE_CHECKING:  # the annotations only: the modules load when a command runs
@@ -144,6 +145,23 @@ def _print_record(record: dict, as_json: bool) -> None:
         print(record["trace"].table())
 
 
+def run_rasp(model, texts: Sequence[str], compiled: bool) -> None:
+    """A RASP program's run (``lib:NAME`` or an SOp): each input (BOS prepended when it does
+    not start with it) through :func:`rasplab.cli.rasp.run.run_model`, one JSON list a line,
+    BOS first, as ``rasplab rasp run`` prints it."""
+    from rasplab.cli.rasp.run import run_model
+    from rasplab.rasp.load import parse_tokens  # start-up time: the RASP language
+
+    outputs = []
+    for text in texts:
+        xs = parse_tokens(text)
+        outputs.append(
+            run_model(model, xs if xs[:1] == [model.bos] else [model.bos, *xs], compiled)
+        )
+    for out in outputs:
+        print(json.dumps(out))
+
+
 def run_command(
     name: str = typer.Argument(None, metavar="NAME", help=PROGRAM_HELP),
     text: str = typer.Option(
@@ -177,11 +195,21 @@ def run_command(
         metavar="DIR",
         help="Run a compiled model saved by `rasplab compile --out DIR`.",
     ),
+    vocab: str = RASP_VOCAB,
+    max_seq_len: int = RASP_MAX_SEQ_LEN,
 ) -> None:
     """Run a program (library name or FILE.py:NAME) on the natural input of its task, or
     on token ids (--tokens)."""
     from rasplab.programs.loading import resolve_program  # start-up time: numpy
 
+    rasp_model = rasp_target(None if model_dir else name, vocab, max_seq_len)
+    if rasp_model is not None:
+        extra = {"--tokens": tokens, "--trace": trace or None, "--max-layers": max_layers}
+        given = [flag for flag, value in extra.items() if value is not None]
+        if given:
+            raise RasplabError(f"{', '.join(given)}: not for RASP programs (give --input)")
+        run_rasp(rasp_model, read_inputs(text, None if path is None else Path(path)), compiled)
+        return
     if model_dir is not None:
         model, entry = load_model_entry(model_dir, name)
         runner = model_runner(model, max_layers)

@@ -11,6 +11,7 @@ import typer
 
 from rasplab.cli.options import PROGRAM_HELP, entry_and_program
 from rasplab.cli.output import print_verify
+from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
 from rasplab.errors import RasplabError
 
 
@@ -28,10 +29,16 @@ def _dtype(name: str | None):
 def verify_command(
     name: str = typer.Argument(..., metavar="NAME", help=PROGRAM_HELP),
     lengths: str = typer.Option(
-        ..., "--lengths", metavar="A-B", help="Input lengths A-B (the program's length unit)."
+        None,
+        "--lengths",
+        metavar="A-B",
+        help="Input lengths A-B (the program's length unit); needed but for RASP programs.",
     ),
     samples: int = typer.Option(
-        ..., "--samples", help="Random inputs (all of them if the bin holds fewer)."
+        None,
+        "--samples",
+        help="Random inputs (all of them if the bin holds fewer); needed but for RASP programs "
+        "(default 1000 random inputs after every input within 10^6).",
     ),
     exhaustive_up_to: int = typer.Option(
         None, "--exhaustive-up-to", metavar="K", help="Also every input of length up to K."
@@ -49,8 +56,27 @@ def verify_command(
     as_json: bool = typer.Option(
         False, "--json", help='Print {"total", "agree", "first_divergence"}.'
     ),
+    vocab: str = RASP_VOCAB,
+    max_seq_len: int = RASP_MAX_SEQ_LEN,
 ) -> None:
     """Check the compiled model against the interpreter, every variable at every layer."""
+    rasp_model = rasp_target(name, vocab, max_seq_len)
+    if rasp_model is not None:  # against the RASP evaluator, every SOp at every position
+        from rasplab.cli.rasp.verify import verify_model
+
+        alta = {
+            "--lengths": lengths,
+            "--exhaustive-up-to": exhaustive_up_to,
+            "--dtype": dtype,
+            "--minimal-lengths": minimal_lengths,
+        }
+        given = [flag for flag, value in alta.items() if value is not None]
+        if given:
+            raise RasplabError(f"{', '.join(given)}: not for RASP programs (see --max-seq-len)")
+        verify_model(rasp_model, 10**6, 1000 if samples is None else samples, seed)
+        return
+    if lengths is None or samples is None:
+        raise RasplabError("give --lengths A-B and --samples N")
     from rasplab.programs.verify import verify_program  # start-up time: torch
 
     entry, program = entry_and_program(name, minimal_lengths, None, seed)

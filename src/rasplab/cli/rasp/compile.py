@@ -19,7 +19,12 @@ def compile_command(
     out: str = typer.Option(None, "--out", metavar="DIR", help="Save the weights here."),
 ) -> None:
     """Compile a RASP program to an exact transformer; print its sizes."""
-    model = compile_named(name, vocab, max_seq_len, causal)
+    print_compiled(compile_named(name, vocab, max_seq_len, causal), out)
+
+
+def print_compiled(model, out: str | None) -> None:
+    """Print compiled RASP ``model``'s sizes (JSON); save it to ``out`` if given (also
+    ``rasplab compile``)."""
     sizes = model.sizes()
     if out is not None:
         # start-up time: torch

@@ -20,16 +20,20 @@ def run_command(
     causal: bool = typer.Option(False, "--causal", help="Compile a causal model."),
 ) -> None:
     """Run a RASP program on one input (BOS first) and print its output list."""
-    # start-up time: the RASP language and library
     # start-up time: the RASP library
-    from rasplab.rasp import rasp
     from rasplab.rasp.load import parse_tokens
 
     model = compile_named(name, vocab, max_seq_len, causal)
-    xs = parse_tokens(tokens)
+    print(json.dumps(run_model(model, parse_tokens(tokens), compiled)))
+
+
+def run_model(model, xs: list, compiled: bool) -> list:
+    """The output list (BOS first) of compiled RASP ``model``'s program on input ``xs`` (BOS
+    first): the evaluator's, or with ``compiled`` the model's (also ``rasplab run``)."""
+    # start-up time: the RASP language
+    from rasplab.rasp import rasp
+
     model.encode(xs)  # the same checks for both paths: BOS first, vocabulary, length
     if compiled:
-        out = model.apply(xs).decoded
-    else:
-        out = [xs[0], *rasp.evaluate(model.program, xs[1:])]
-    print(json.dumps(out))
+        return model.apply(xs).decoded
+    return [xs[0], *rasp.evaluate(model.program, xs[1:])]

@@ -24,11 +24,15 @@ def verify_command(
 ) -> None:
     """Compare the compiled model with the evaluator at every SOp and position; exit 1 on
     any disagreement."""
-    # start-up time: torch
+    verify_model(compile_named(name, vocab, max_seq_len, causal), exhaustive, samples, seed)
+
+
+def verify_model(model, exhaustive: int, samples: int, seed: int) -> None:
+    """Verify compiled RASP ``model`` against the evaluator, print the JSON summary, exit 1
+    on any disagreement (also ``rasplab verify``)."""
     # start-up time: torch
     from rasplab.rasp.verify import verify
 
-    model = compile_named(name, vocab, max_seq_len, causal)
     report = verify(model, exhaustive=exhaustive, samples=samples, seed=seed)
     print(json.dumps(report.to_json(), default=str))
     if not report.ok:
