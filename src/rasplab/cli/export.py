@@ -16,6 +16,7 @@ import sys
 
 import typer
 
+from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
 from rasplab.errors import RasplabError
 
 TARGETS = ("transformer-lens",)
@@ -31,6 +32,35 @@ def _export_run(run_dir: str, out: str, n_ctx: int | None) -> None:
     bridge = to_transformer_lens(Transformer.from_pretrained(run_dir), n_ctx=n_ctx)
     save_bridge(bridge, out)
     print(f"saved TransformerLens model ({bridge.cfg.n_layers} blocks) to {out}", file=sys.stderr)
+
+
+def _export_rasp(model, out: str, text: str | None) -> None:
+    """A compiled RASP program as a TransformerBridge folder (one compiled layer, one block:
+    :mod:`rasplab.compiler.hooked_rasp`); with ``--input`` (BOS prepended when missing) the
+    folder is loaded back and its output printed (BOS first, as ``rasplab rasp run``)."""
+    import json
+
+    # start-up time: torch and TransformerLens
+    import torch
+
+    from rasplab.compiler.hooked_rasp import rasp_to_transformer_lens
+    from rasplab.lens_bridge import load_bridge, save_bridge
+    from rasplab.rasp.load import parse_tokens
+
+    ids = None
+    if text is not None:  # checked before anything is written
+        xs = parse_tokens(text)
+        ids = model.encode(xs if xs[:1] == [model.bos] else [model.bos, *xs])
+    bridge = rasp_to_transformer_lens(model)
+    save_bridge(bridge, out)
+    print(f"saved TransformerLens model ({bridge.cfg.n_layers} blocks) to {out}", file=sys.stderr)
+    if ids is not None:
+        saved = load_bridge(out)
+        with torch.no_grad():
+            _, cache = saved.run_with_cache(torch.tensor([ids]))
+        last = cache[f"blocks.{saved.cfg.n_layers - 1}.hook_resid_post"]
+        codes = model.decode(last, model.program)[0, 1:]
+        print(json.dumps([model.bos, *(model.value(model.program, int(c)) for c in codes)]))
 
 
 def export_command(
@@ -52,8 +82,23 @@ def export_command(
     run_dir: str = typer.Option(
         None, "--run", metavar="RUN_DIR", help="Export a trained run's model instead."
     ),
+    vocab: str = RASP_VOCAB,
+    max_seq_len: int = RASP_MAX_SEQ_LEN,
 ) -> None:
     """Export a compiled library program (e.g. to a TransformerLens 4 TransformerBridge)."""
+    if to not in TARGETS:
+        raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
+    rasp_model = rasp_target(None if run_dir else name, vocab, max_seq_len)
+    if rasp_model is not None:
+        alta = {"--layers": layers, "--n-ctx": n_ctx}
+        given = [flag for flag, value in alta.items() if value is not None]
+        if given:
+            raise RasplabError(
+                f"{', '.join(given)}: not for RASP programs (one block per compiled layer, "
+                "positions from --max-seq-len)"
+            )
+        _export_rasp(rasp_model, out, text)
+        return
     # start-up time: numpy and the program library (~0.5 s)
     # start-up time: torch
     from rasplab.compiler.hooked import (
@@ -67,8 +112,6 @@ def export_command(
     from rasplab.programs import get_program
     from rasplab.programs.verify import compile_entry
 
-    if to not in TARGETS:
-        raise RasplabError(f"--to {to!r} unknown; choose one of: {', '.join(TARGETS)}")
     if run_dir is not None:
         if name is not None or layers is not None or text is not None:
             raise RasplabError("--run exports a trained run: give no NAME, --layers or --input")
