@@ -15,6 +15,7 @@ import sys
 import typer
 
 from rasplab.cli.options import tokens_encoder
+from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
 from rasplab.errors import RasplabError
 
 
@@ -103,12 +104,28 @@ def explore_command(
         metavar="N|last",
         help="The step the page opens at (a #step=N URL fragment overrides it).",
     ),
+    vocab: str = RASP_VOCAB,
+    max_seq_len: int = RASP_MAX_SEQ_LEN,
 ) -> None:
     """Write one self-contained HTML page exploring a program's trace and weights, or a run."""
     # start-up time: torch
     from rasplab.explore import crasp_view, program_view, run_view, write_page
     from rasplab.explore.page import set_initial_step
 
+    rasp_model = rasp_target(None if run_dir else target, vocab, max_seq_len)
+    if rasp_model is not None:  # every SOp: the evaluator beside the compiled model
+        from rasplab.explore import rasp_view  # start-up time: torch
+        from rasplab.rasp.load import parse_tokens
+
+        if tokens is not None or max_layers is not None or text is None:
+            raise RasplabError(
+                "a RASP program takes its tokens with --input (no --tokens, --max-layers)"
+            )
+        xs = parse_tokens(text)
+        data = rasp_view(rasp_model, xs[1:] if xs[:1] == [rasp_model.bos] else xs)
+        set_initial_step(data, step)
+        print(f"wrote {write_page(data, out)}", file=sys.stderr)
+        return
     if tokens is not None and (run_dir is not None or text is not None):
         raise RasplabError("give --tokens IDS for a program, without --input or --run")
     if run_dir is not None:

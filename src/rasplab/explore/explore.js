@@ -289,10 +289,11 @@ function renderCrasp(box) {
   });
   const panes = el("div", { class: "panes" });
   const left = el("div", { class: "scroll" });
-  left.appendChild(el("h2", {}, "Interpreter: operations × positions"));
+  const headings = DATA.headings || ["Interpreter: operations × positions", "Compiled transformer, decoded"];
+  left.appendChild(el("h2", {}, headings[0]));
   left.appendChild(gridTable("interp-table", header, interp));
   const right = el("div", { class: "scroll" });
-  right.appendChild(el("h2", {}, "Compiled transformer, decoded"));
+  right.appendChild(el("h2", {}, headings[1]));
   right.appendChild(gridTable("compiled-table", header, compiled));
   panes.append(left, right);
   box.appendChild(panes);
@@ -307,6 +308,7 @@ const LEGENDS = {
   program: [["changed", "#fff4c2"], ["agrees", "#e6f5e6"], ["differs", "#f8caca"],
     ["- undefined"], ["! invalid encoding"], ["keys: \u2190 \u2192 Home End"]],
   crasp: [["agrees", "#e6f5e6"], ["differs", "#f8caca"]],
+  rasp: [["agrees", "#e6f5e6"], ["differs", "#f8caca"], ["- no value (BOS)"]],
   run: [["right", "#e6f5e6"], ["wrong", "#f8caca"], ["keys: \u2190 \u2192 Home End"]],
 };
 
@@ -338,6 +340,10 @@ function init() {
     if (!s.all_agree) $("summary").classList.add("bad");
   } else if (DATA.kind === "run") {
     parts.push(`layers: ${s.layers}`, `${s.right} of ${s.scored} positions right`);
+  } else if (DATA.kind === "rasp") {
+    parts.push(`${s.operations} SOps`, `output: ${s.output}`);
+    parts.push(s.all_agree ? "evaluator and compiled model agree on every cell" : "DISAGREEMENT between evaluator and compiled model");
+    if (!s.all_agree) $("summary").classList.add("bad");
   } else {
     parts.push(`${s.operations} operations`, `accepted: ${s.accept}`);
     parts.push(s.all_agree ? "interpreter and compiled transformer agree on every cell" : "DISAGREEMENT between interpreter and compiled transformer");

@@ -66,7 +66,8 @@ def rasp_target(name: str | None, vocab: str | None, max_seq_len: int | None):
     SOp or a function returning one), else ``None`` (an ALTA or C-RASP program, for the
     command's own path; ``--vocab`` / ``--max-seq-len`` are then refused). A file is imported
     here to see what it holds; an ALTA program built by a function is built again by the
-    ALTA path."""
+    ALTA path, and a file that holds no program is reported by the command's own loader
+    (by this one when ``--vocab`` or ``--max-seq-len`` is given)."""
     # start-up time: the program loader (numpy) and the RASP language
     from rasplab.errors import RasplabError
     from rasplab.lang.program import Program
@@ -83,7 +84,12 @@ def rasp_target(name: str | None, vocab: str | None, max_seq_len: int | None):
     elif name is not None and is_file_ref(name):
         kinds = (Program, LibraryProgram, rasp.SOp)
         what = "a Program or library entry (ALTA), or a RASP SOp (build one with rasplab.rasp"
-        obj = built(name, load_object(name), kinds, what)
+        try:
+            obj = built(name, load_object(name), kinds, what)
+        except RasplabError:
+            if vocab is None and max_seq_len is None:
+                return None  # not RASP: the command's own loader says what is wrong
+            raise
         if isinstance(obj, rasp.SOp):
             tokens = check_options(vocab, n)
             program = obj
