@@ -12,6 +12,7 @@ counterpart for is refused with one line naming it).
 
 from __future__ import annotations
 
+import json
 import sys
 
 import typer
@@ -38,11 +39,10 @@ def _export_rasp(model, out: str, text: str | None) -> None:
     """A compiled RASP program as a TransformerBridge folder (one compiled layer, one block:
     :mod:`rasplab.compiler.hooked_rasp`); with ``--input`` (BOS prepended when missing) the
     folder is loaded back and its output printed (BOS first, as ``rasplab rasp run``)."""
-    import json
-
     # start-up time: torch and TransformerLens
     import torch
 
+    # start-up time: the RASP compiler and the TransformerLens bridge load torch
     from rasplab.compiler.hooked_rasp import rasp_to_transformer_lens
     from rasplab.lens_bridge import load_bridge, save_bridge
     from rasplab.rasp.load import parse_tokens

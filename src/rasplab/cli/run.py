@@ -17,6 +17,7 @@ import typer
 
 from rasplab.cli.options import PROGRAM_HELP, tokens_encoder
 from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
+from rasplab.cli.rasp.run import run_model
 from rasplab.errors import RasplabError
 
 if TYPE_CHECKING:  # the annotations only: the modules load when a command runs
@@ -149,7 +150,6 @@ def run_rasp(model, texts: Sequence[str], compiled: bool) -> None:
     """A RASP program's run (``lib:NAME`` or an SOp): each input (BOS prepended when it does
     not start with it) through :func:`rasplab.cli.rasp.run.run_model`, one JSON list a line,
     BOS first, as ``rasplab rasp run`` prints it."""
-    from rasplab.cli.rasp.run import run_model
     from rasplab.rasp.load import parse_tokens  # start-up time: the RASP language
 
     outputs = []
