@@ -125,6 +125,20 @@ def check_output_folder(
     return folder
 
 
+def check_model_folder(out: Path, names: tuple[str, ...]) -> None:
+    """Refuse ``--out`` when it is a file, or a folder holding files other than ``names`` (the
+    model's own files), which replacing the folder in one step would delete."""
+    if out.exists() and not out.is_dir():
+        raise RasplabError(f"cannot write the model to {str(out)!r}: it is a file, not a folder")
+    if out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in names)
+        if others:
+            raise RasplabError(
+                f"cannot write the model to {str(out)!r}: it holds other files ({others[0]}, "
+                "...) that replacing the folder would delete; give a new or empty folder"
+            )
+
+
 def make_output_folder(folder: str | Path, what: str = "--out") -> Path:
     """Create ``folder`` (and its parents) for outputs; a failure is one RasplabError."""
     folder = check_output_folder(folder, (), what)

@@ -36,7 +36,13 @@ from rasplab.compiler.layout import Layout
 from rasplab.compiler.model import CompiledTransformer
 from rasplab.compiler.modelspec import check_digest, check_spec_types, spec_digest
 from rasplab.errors import RasplabError
-from rasplab.files import current_umask, read_model_dir, replace_dir, temp_dir
+from rasplab.files import (
+    check_model_folder,
+    current_umask,
+    read_model_dir,
+    replace_dir,
+    temp_dir,
+)
 
 FORMAT = "rasplab-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -81,15 +87,7 @@ def save_compiled(
     """Write the model to ``directory``, replacing an earlier model there in one step: both
     files are written into a hidden folder beside it, which is then swapped in."""
     out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise RasplabError(f"cannot write the model to {str(out)!r}: it is a file, not a folder")
-    if out.is_dir():
-        others = sorted(p.name for p in out.iterdir() if p.name not in (WEIGHTS, SPEC))
-        if others:
-            raise RasplabError(
-                f"cannot write the model to {str(out)!r}: it holds other files ({others[0]}, "
-                "...) that replacing the folder would delete; give a new or empty folder"
-            )
+    check_model_folder(out, (WEIGHTS, SPEC))
     created = [p for p in out.parents if not p.exists()]  # removed again on failure
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -34,7 +34,7 @@ from rasplab.compiler.modelspec import check_digest, spec_digest
 from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.errors import RasplabError
-from rasplab.files import publish, read_model_dir, replace_dir, temp_dir
+from rasplab.files import check_model_folder, publish, read_model_dir, replace_dir, temp_dir
 
 FORMAT = "rasplab-crasp-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -43,15 +43,7 @@ WEIGHTS, SPEC = "model.safetensors", "model.json"
 def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     """Write ``model`` to ``directory`` (created if needed); nothing appears unless complete."""
     out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise RasplabError(f"--out {str(out)!r} is a file; give a directory")
-    if out.is_dir():
-        others = sorted(p.name for p in out.iterdir() if p.name not in (WEIGHTS, SPEC))
-        if others:
-            raise RasplabError(
-                f"cannot write the model to {str(out)!r}: it holds other files ({others[0]}, "
-                "...) that replacing the folder would delete; give a new or empty folder"
-            )
+    check_model_folder(out, (WEIGHTS, SPEC))
     flat, shapes = {}, {}
     for name, t in model.named_buffers():
         if t.is_sparse:
