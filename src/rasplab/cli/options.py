@@ -8,6 +8,7 @@ becomes checked token ids, ``[CONFIG] [KEY=VALUE]...`` splits into a config file
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rasplab.errors import RasplabError
@@ -111,3 +112,18 @@ def tokens_encoder(entry: LibraryProgram, vocab: int) -> Callable[[str], list[in
         return ids
 
     return encode
+
+
+def input_lines(text: str | None, path: str | Path | None) -> list[str]:
+    """``--input TEXT`` as one input, or the lines of ``--inputs FILE`` as they are (a
+    byte-order mark dropped, a trailing newline adding no line); each command decides what an
+    empty file or a blank line means."""
+    if (text is None) == (path is None):
+        raise RasplabError("give exactly one of --input TEXT and --inputs FILE")
+    if text is not None:
+        return [text]
+    try:
+        return Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise RasplabError(f"cannot read inputs file {str(path)!r}: {reason}") from err

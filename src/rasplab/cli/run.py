@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from rasplab.cli.options import PROGRAM_HELP, tokens_encoder
+from rasplab.cli.options import PROGRAM_HELP, input_lines, tokens_encoder
 from rasplab.cli.rasp import RASP_MAX_SEQ_LEN, RASP_VOCAB, rasp_target
 from rasplab.cli.rasp.run import run_model
 from rasplab.errors import RasplabError
@@ -87,15 +87,9 @@ def load_model_entry(directory: str, name: str | None):
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
     """The natural inputs: ``--input TEXT`` or ``--inputs FILE`` (one per line, a blank line
     being an empty input, so that output n answers line n; a byte-order mark is dropped)."""
-    if (text is None) == (path is None):
-        raise RasplabError("give exactly one of --input TEXT and --inputs FILE")
-    if text is not None:
-        return [text]
-    try:
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RasplabError(f"cannot read inputs file {str(path)!r}: {reason}") from err
+    lines = input_lines(text, path)
+    if path is None:
+        return lines
     inputs = [line.strip() for line in lines]
     if not any(inputs):
         raise RasplabError(

@@ -8,11 +8,10 @@ readable block, with ``--trace`` every operation at every position.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import typer
 
-from rasplab.cli.options import CRASP_PROGRAM_HELP
+from rasplab.cli.options import CRASP_PROGRAM_HELP, input_lines
 from rasplab.errors import RasplabError
 
 
@@ -20,15 +19,7 @@ def read_lines(text: str | None, path: str | None) -> list[str]:
     """``--input TEXT`` or every line of ``--inputs FILE`` (an empty line is the empty
     string; a trailing newline ends the last line and adds none; a byte-order mark is
     dropped, and a file with no line at all is refused, as ``rasplab run`` does)."""
-    if (text is None) == (path is None):
-        raise RasplabError("give exactly one of --input TEXT and --inputs FILE")
-    if text is not None:
-        return [text]
-    try:
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RasplabError(f"cannot read inputs file {path!r}: {reason}") from err
+    lines = input_lines(text, path)
     if not lines:
         raise RasplabError(
             f"inputs file {path!r} holds no inputs (one input per line; an empty line is the "
