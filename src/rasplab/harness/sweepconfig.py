@@ -18,7 +18,12 @@ A sweep YAML file has these keys (only ``grid`` is required)::
                                     # per (task, variant) before the seeds (harness/select.py)
 
 A variant name not defined under ``variants`` may be a PE name (``model.pe``) or an attention
-name (``model.attention``); anything else is an error listing the allowed names.
+name (``model.attention``), as registered in ``rasplab.models.registry`` (so the randomized
+PEs ``random_sin`` and ``random_ape`` need no ``variants`` entry); anything else is an error
+listing the allowed names.
+
+>>> SweepConfig(grid={"variant": ["random_ape"]}).variant_sets("random_ape")
+{'model.pe': 'random_ape'}
 """
 
 from __future__ import annotations
@@ -38,10 +43,11 @@ from rasplab.harness.config import (
     read_yaml,
     set_dotted,
 )
+from rasplab.models.registry import ATTENTION_KINDS, POSITIONAL_ENCODINGS
 
 SWEEP_KEYS = ("name", "description", "base", "grid", "variants", "overrides", "select")
-PE_NAMES = ("ape", "nope", "sinusoidal", "rope", "alibi", "nape")
-ATTENTION_NAMES = ("softmax", "fox", "stick_breaking", "entmax", "asentmax", "path")
+PE_NAMES = tuple(POSITIONAL_ENCODINGS)  # every registered model.pe, randomized PEs included
+ATTENTION_NAMES = tuple(ATTENTION_KINDS)  # every registered model.attention
 
 
 @dataclass(frozen=True)
