@@ -43,10 +43,10 @@ from rasplab.crasp import (  # noqa: E402
     Q,
     cond,
     count,
+    crasp_program,
     library,
     offset,
     periodic,
-    program,
     reference_run,
     run,
     run_ids,
@@ -62,7 +62,7 @@ def ten_op_program():
     even = periodic(2, 0, name="even")
     c = cond(even, ca, count(b, name="cb"), name="pick")
     d = (c - cb).named("diff")
-    return program("ten_ops", ((d > 3) | even).named("out"), "ab")
+    return crasp_program("ten_ops", ((d > 3) | even).named("out"), "ab")
 
 
 def best_of(fn, repeats: int = 3) -> float:

@@ -12,6 +12,8 @@ import pytest
 RENAMED = [
     ("rasplab.crasp", "Program", "rasplab.crasp.ir", "CraspProgram"),
     ("rasplab.crasp.ir", "Program", "rasplab.crasp.ir", "CraspProgram"),
+    ("rasplab.crasp", "program", "rasplab.crasp.build", "crasp_program"),
+    ("rasplab.crasp.build", "program", "rasplab.crasp.build", "crasp_program"),
     ("rasplab.crasp.load", "load_program", "rasplab.crasp.load", "load_crasp_program"),
     ("rasplab.learned.decompile", "Extracted", "rasplab.learned.decompile", "LearnedProgram"),
     (
@@ -50,6 +52,15 @@ def test_from_import_of_an_old_name_works_with_a_warning():
     from rasplab.crasp import CraspProgram
 
     assert Program is CraspProgram
+
+
+def test_from_import_of_the_old_crasp_builder_name_works_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="use rasplab.crasp.build.crasp_program"):
+        from rasplab.crasp import program
+    from rasplab.crasp import Q, count, crasp_program
+
+    assert program is crasp_program
+    assert program("t", count(Q("a")) > 0, "ab").name == "t"
 
 
 @pytest.mark.parametrize(("old_module", "name", "new_module"), MOVED)

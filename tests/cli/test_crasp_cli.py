@@ -57,14 +57,14 @@ def test_show_prints_the_listing(capsys):
 
 USER = textwrap.dedent(
     """
-    from rasplab.crasp import Q, count, program
+    from rasplab.crasp import Q, count, crasp_program
 
     def no_three_zeros():
         # wrong for tomita4: counts zeros anywhere, not consecutive ones
-        return program("mine", count(Q("0")) < 3, alphabet="01")
+        return crasp_program("mine", count(Q("0")) < 3, alphabet="01")
 
     def tomita1():
-        return program("mine", count(Q("0")) == 0, alphabet="01")
+        return crasp_program("mine", count(Q("0")) == 0, alphabet="01")
 
     BROKEN = 3
     """
@@ -111,11 +111,11 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
 @pytest.mark.parametrize(
     "source, message",
     [
-        ("from rasplab.crasp import Q, count, program\nP = lambda: program('x', Q('0') & count(Q('1')), '01')\n",
+        ("from rasplab.crasp import Q, count, crasp_program\nP = lambda: crasp_program('x', Q('0') & count(Q('1')), '01')\n",
          "P: AND expects Booleans"),
-        ("from rasplab.crasp import Q, count, offset, program\n"
-         "P = lambda: program('x', count(Q('1'), ~offset(0)) > 1, '01')\n", "is not local"),
-        ("from rasplab.crasp import Q, count, program\nP = lambda: program('x', count(Q('z')) > 1, '01')\n",
+        ("from rasplab.crasp import Q, count, offset, crasp_program\n"
+         "P = lambda: crasp_program('x', count(Q('1'), ~offset(0)) > 1, '01')\n", "is not local"),
+        ("from rasplab.crasp import Q, count, crasp_program\nP = lambda: crasp_program('x', count(Q('z')) > 1, '01')\n",
          "reads symbol 'z', which is not in the alphabet"),
         ("P = 3\n", "is int, not a C-RASP Program"),
         ("x = (\n", "SyntaxError"),

@@ -42,9 +42,9 @@ def test_user_program_from_a_file(tmp_path, capsys):
 def test_crasp_program_and_non_programs_from_a_file(tmp_path, capsys):
     src = tmp_path / "counting.py"
     src.write_text(
-        "from rasplab.crasp import Q, count, program\n"
+        "from rasplab.crasp import Q, count, crasp_program\n"
         "def no_b():\n"
-        "    return program('no_b', (count(Q('b')) == 0).named('no_b'), alphabet='ab')\n"
+        "    return crasp_program('no_b', (count(Q('b')) == 0).named('no_b'), alphabet='ab')\n"
         "LIMIT = 3\n"
     )
     out = tmp_path / "c.html"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rasplab.crasp import Q, count, offset, periodic, program, reference_run, run
+from rasplab.crasp import Q, count, crasp_program, offset, periodic, reference_run, run
 from rasplab.crasp.random_programs import random_program, random_strings
 from rasplab.errors import RasplabError
 
@@ -32,7 +32,7 @@ def test_every_kind_occurs_in_the_random_programs():
 
 
 def test_counts_are_exact_integers_on_long_inputs():
-    p = program("t", (count(Q("a"), name="c") - count(Q("b"), name="d")) > 0, alphabet="ab")
+    p = crasp_program("t", (count(Q("a"), name="c") - count(Q("b"), name="d")) > 0, alphabet="ab")
     s = ["a"] * 70_000 + ["b"] * 69_999
     r = run(p, [s])
     assert r.values["c"].dtype == np.int64 and r.values["c"][0, -1] == 70_000
@@ -40,14 +40,14 @@ def test_counts_are_exact_integers_on_long_inputs():
 
 
 def test_keep_frees_values_but_keeps_output_and_readout():
-    p = program("t", count(periodic(2, 0) & Q("a"), offset(1)) >= 1, alphabet="ab")
+    p = crasp_program("t", count(periodic(2, 0) & Q("a"), offset(1)) >= 1, alphabet="ab")
     r = run(p, ["a b a"], keep=())
     assert set(r.values) == {p.output}
     assert r.prefix_accept(0) == reference_run(p, ["a", "b", "a"])[p.output]
 
 
 def test_inputs_are_checked_against_the_alphabet():
-    p = program("t", count(Q("a")) > 0, alphabet="ab")
+    p = crasp_program("t", count(Q("a")) > 0, alphabet="ab")
     with pytest.raises(RasplabError, match=r"input 2: symbol 'c' is not in the alphabet"):
         run(p, ["a", "a c"])
     with pytest.raises(RasplabError, match="<bos> is added by the interpreter"):
@@ -55,7 +55,7 @@ def test_inputs_are_checked_against_the_alphabet():
 
 
 def test_the_empty_string_has_one_position():
-    p = program("t", count(Q("a")) == 0, alphabet="ab")
+    p = crasp_program("t", count(Q("a")) == 0, alphabet="ab")
     r = run(p, ["", "b"])
     assert r.accept.tolist() == [True, True] and r.prefix_accept(0) == [True]
 
@@ -63,22 +63,22 @@ def test_the_empty_string_has_one_position():
 def test_counts_range_over_the_symbols_only_never_the_start_position():
     # Definition 8: a program runs over the string, so NOT a counts nothing on "a"
     not_a = count(~Q("a"), name="c")
-    p = program("t", (not_a >= 1).named("out"), alphabet="ab")
+    p = crasp_program("t", (not_a >= 1).named("out"), alphabet="ab")
     strings = [["a"], [], ["a", "a"], ["a", "b"]]
     assert run(p, strings).accept.tolist() == [False, False, False, True]
     assert [reference_run(p, s)["out"][-1] for s in strings] == [False, False, False, True]
     # a local count at the first symbol looks at j = 0, which is no symbol
     prev_not_a = count(~Q("a"), offset(1), name="prev")
-    q = program("u", (prev_not_a >= 1).named("out"), alphabet="ab")
+    q = crasp_program("u", (prev_not_a >= 1).named("out"), alphabet="ab")
     assert run(q, ["a a", "b a"]).values["prev"].tolist() == [[0, 0, 0], [0, 0, 1]]
 
 
 def test_periodic_positions_are_numbered_from_one_at_the_first_symbol():
-    p = program("t", periodic(2, 0, name="even"), alphabet="a")
+    p = crasp_program("t", periodic(2, 0, name="even"), alphabet="a")
     r = run(p, ["a a a"])
     assert r.prefix_accept(0) == [True, False, True, False]  # positions 0 (start), 1, 2, 3
 
 
 def test_the_start_symbol_is_not_an_initial_operation():
     with pytest.raises(RasplabError, match="reads <bos>, which is not a symbol of the string"):
-        program("t", Q("<bos>") | Q("a"), alphabet="ab")
+        crasp_program("t", Q("<bos>") | Q("a"), alphabet="ab")

@@ -12,10 +12,10 @@ from rasplab.crasp import (
     cond,
     constant,
     count,
+    crasp_program,
     next_set,
     offset,
     periodic,
-    program,
     program_from_json,
     window,
 )
@@ -24,7 +24,7 @@ from rasplab.errors import RasplabError
 
 
 def test_every_operation_gets_a_name_and_shared_leaves_are_one_operation():
-    p = program("t", (count(Q("a")) > count(Q("a") & Q("b"))).named("out"), alphabet="ab")
+    p = crasp_program("t", (count(Q("a")) > count(Q("a") & Q("b"))).named("out"), alphabet="ab")
     names = [op.name for op in p.ops]
     assert names.count("Q_a") == 1 and names[-1] == "out" and len(set(names)) == len(names)
 
@@ -52,7 +52,7 @@ def test_every_operation_gets_a_name_and_shared_leaves_are_one_operation():
         (lambda: count(Q("a"), ~offset(0)), "relation 'j <= i-1' is not local"),
         (lambda: count(Q("a"), lambda i, j: j == i // 2), "must be a Relation"),
         (
-            lambda: program("t", count(Q("c")) > 0, alphabet="ab"),
+            lambda: crasp_program("t", count(Q("c")) > 0, alphabet="ab"),
             "reads symbol 'c', which is not in the alphabet",
         ),
         (lambda: periodic(0, 0), "modulus >= 1"),
@@ -62,7 +62,7 @@ def test_every_operation_gets_a_name_and_shared_leaves_are_one_operation():
 )
 def test_bad_programs_get_one_clear_error(make, message):
     with pytest.raises(RasplabError, match=message):
-        program("t", make(), alphabet="ab")
+        crasp_program("t", make(), alphabet="ab")
 
 
 def test_ir_validation_names_the_problem():
@@ -89,12 +89,12 @@ def test_the_class_is_computed_from_the_operations():
     base = count(Q("a")) > 0
     per = periodic(2, 0)
     loc = count(Q("a"), offset(1)) > 0
-    assert program("t", base, "ab").crasp_class == "C-RASP[]"
-    assert program("t", base & per, "ab").crasp_class == "C-RASP[periodic]"
-    assert program("t", base & loc, "ab").crasp_class == "C-RASP[local]"
-    p = program("t", all_of(base, per, loc), "ab")
+    assert crasp_program("t", base, "ab").crasp_class == "C-RASP[]"
+    assert crasp_program("t", base & per, "ab").crasp_class == "C-RASP[periodic]"
+    assert crasp_program("t", base & loc, "ab").crasp_class == "C-RASP[local]"
+    p = crasp_program("t", all_of(base, per, loc), "ab")
     assert p.crasp_class == "C-RASP[periodic,local]" and not p.within("C-RASP[local]")
-    assert program("t", base, "ab").within("C-RASP[periodic,local]")
+    assert crasp_program("t", base, "ab").within("C-RASP[periodic,local]")
 
 
 def test_relations_combine_and_only_finite_ones_are_local():
@@ -105,16 +105,16 @@ def test_relations_combine_and_only_finite_ones_are_local():
 
 def test_the_output_is_the_last_boolean_unless_the_readout_uses_it():
     acc = (count(Q("a")) > 0).named("acc")
-    plain = program("t", acc, "ab", readout=next_set({"a": Q("a"), "<eos>": acc}))
+    plain = crasp_program("t", acc, "ab", readout=next_set({"a": Q("a"), "<eos>": acc}))
     assert plain.output_name is None and plain.output == "acc" == plain.ops[-1].name
-    used = program("t", acc, "ab", readout=next_set({"a": acc & Q("b"), "<eos>": acc}))
+    used = crasp_program("t", acc, "ab", readout=next_set({"a": acc & Q("b"), "<eos>": acc}))
     assert used.output_name == "acc" and used.ops[-1].name != "acc" and used.output == "acc"
     with pytest.raises(RasplabError, match="the output 'nope' is not an operation"):
         CraspProgram("t", ("a", "b"), used.ops, output_name="nope")
 
 
 def test_json_round_trip_keeps_the_program():
-    p = program(
+    p = crasp_program(
         "t",
         cond(periodic(3, 0, 2), count(Q("a"), window(2)), constant(4)) >= count(Q("b")),
         "ab",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from rasplab.crasp import Q, count, library, offset, periodic, program
+from rasplab.crasp import Q, count, crasp_program, library, offset, periodic
 from rasplab.crasp.interpreter import run
 from rasplab.crasp.random_programs import random_program
 from rasplab.crasp_compiler.compile import compile_program, model_stats
@@ -56,7 +56,7 @@ def test_counts_never_count_the_start_position_where_their_predicate_holds_there
         "all": count(not_b, name="all"),
     }
     out = ((counts["c2"] + counts["c0"] + counts["all"]) >= 1).named("out")
-    p = program("start", out, "ab")
+    p = crasp_program("start", out, "ab")
     m = compile_program(p, max_length=8)
     ids = torch.tensor([[0, 2, 2, 1, 2, 2]])  # <bos> b b a b b
     decoded = m.decode(m(ids))
@@ -78,7 +78,7 @@ def test_layers_follow_the_nesting_depth_not_the_maximum_length():
         assert len(shapes) == 1, (name, sizes)
     # one counting depth: one layer of attention (plus the MLP depth of the comparisons)
     assert model_stats(compile_program(library.program("tomita1"), 8))["layers"] == 1
-    deeper = program("deep", count(count(Q("a")) >= 1) >= 2, "ab")
+    deeper = crasp_program("deep", count(count(Q("a")) >= 1) >= 2, "ab")
     assert model_stats(compile_program(deeper, 8))["layers"] == 2
 
 
@@ -127,6 +127,6 @@ def test_export_round_trip_and_nothing_left_on_error(tmp_path):
 
 
 def test_periodic_predicates_come_from_the_positional_encoding():
-    p = program("mod3", (periodic(3, 0, 2) & Q("a")).named("out"), "ab")
+    p = crasp_program("mod3", (periodic(3, 0, 2) & Q("a")).named("out"), "ab")
     report = verify(p, max_length=40, exhaustive_up_to=6, samples=20)
     assert report.ok and model_stats(compile_program(p, 40))["heads"] == 0

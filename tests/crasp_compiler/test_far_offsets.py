@@ -3,7 +3,7 @@ compiler builds no head for them (``window(10**5)`` at ``--max-length 8`` built 
 
 from __future__ import annotations
 
-from rasplab.crasp.build import Q, count, offset, program, window
+from rasplab.crasp.build import Q, count, crasp_program, offset, window
 from rasplab.crasp_compiler.compile import compile_program
 from rasplab.crasp_compiler.verify import verify
 
@@ -11,7 +11,7 @@ from rasplab.crasp_compiler.verify import verify
 def windowed(k: int):
     c = count(Q("a"), window(k), name="c")
     far = count(Q("a"), offset(50), name="far")
-    return program("w", (c >= 2) | (far >= 1), ("a", "b"))
+    return crasp_program("w", (c >= 2) | (far >= 1), ("a", "b"))
 
 
 def test_far_offsets_build_no_heads_and_the_model_stays_exact():

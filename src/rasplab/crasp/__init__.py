@@ -6,8 +6,8 @@ Write a program as Python expressions (:mod:`rasplab.crasp.build`), get the vali
 against a registered task (:mod:`rasplab.crasp.check`). The library of verified programs is
 :mod:`rasplab.crasp.library`.
 
->>> from rasplab.crasp import Q, count, program, run
->>> p = program("tomita1", count(Q("0")) == 0, alphabet="01")
+>>> from rasplab.crasp import Q, count, crasp_program, run
+>>> p = crasp_program("tomita1", count(Q("0")) == 0, alphabet="01")
 >>> run(p, ["1 1 1", "1 0"]).accept.tolist(), p.crasp_class
 ([True, False], 'C-RASP[]')
 """
@@ -22,12 +22,12 @@ from rasplab.crasp.build import (
     cond,
     constant,
     count,
+    crasp_program,
     exists,
     next_set,
     next_token,
     offset,
     periodic,
-    program,
     window,
 )
 from rasplab.crasp.interpreter import CraspRun, run, run_ids
@@ -44,8 +44,12 @@ from rasplab.crasp.reference import reference_accepts, reference_run
 from rasplab.crasp.trace import CraspTrace
 from rasplab.deprecation import old_names
 
-__getattr__ = old_names(__name__, {"Program": "rasplab.crasp.ir:CraspProgram"})
-"""``Program``, the old name of :class:`CraspProgram`, still importable (deprecated)."""
+__getattr__ = old_names(
+    __name__,
+    {"Program": "rasplab.crasp.ir:CraspProgram", "program": "rasplab.crasp.build:crasp_program"},
+)
+"""``Program`` and ``program``, the old names of :class:`CraspProgram` and :func:`crasp_program`,
+still importable (deprecated)."""
 
 __all__ = [
     "BOS_SYMBOL",
@@ -69,8 +73,8 @@ __all__ = [
     "next_set",
     "next_token",
     "offset",
+    "crasp_program",
     "periodic",
-    "program",
     "program_from_json",
     "reference_accepts",
     "reference_run",

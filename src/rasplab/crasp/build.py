@@ -20,14 +20,14 @@ periodic ``psi(i)``                    ``periodic(m, r1, r2, ...)`` (i mod m in 
 
 Each expression may be named (``name=`` or ``.named(...)``); unnamed ones get a name from their
 kind (``Q_a`` for initial operations, ``_count3`` and the like otherwise), and identical
-unnamed subexpressions become one operation. :func:`program` turns an output expression (and
+unnamed subexpressions become one operation. :func:`crasp_program` turns an output expression (and
 optionally a readout) into the validated IR of :mod:`rasplab.crasp.ir`. Mixing sorts fails at
 once with a message naming both sides, e.g. a count used where a Boolean is expected.
 
 >>> ones, zeros = count(Q("1"), name="ones"), count(Q("0"), name="zeros")
 >>> bad = ((Q("0") & (ones != zeros)) | (Q("1") & (ones != zeros + 1))).named("bad")
 >>> accept = ((count(bad) == 0) & (ones == zeros)).named("accept")
->>> p = program("tomita2", accept, alphabet="01")
+>>> p = crasp_program("tomita2", accept, alphabet="01")
 >>> p.crasp_class, p.output, len(p.ops)
 ('C-RASP[]', 'accept', 15)
 >>> Q("0") & ones
@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from rasplab.crasp.ir import CraspProgram, Op, Periodic, Readout, Relation, require_local
+from rasplab.deprecation import old_names
 from rasplab.errors import RasplabError
 from rasplab.tasks.base import BOS
 
@@ -261,7 +262,7 @@ def next_token(table: Mapping[str, Bool]) -> _Readout:
     return _Readout("token", table)
 
 
-def program(
+def crasp_program(
     name: str,
     output: Bool,
     alphabet: Iterable[str],
@@ -276,7 +277,7 @@ def program(
     output. ``alphabet`` is the input alphabet (a string of one-character symbols or a
     sequence of symbols), without ``<bos>``.
     """
-    output = _need(output, Bool, "program", "output")
+    output = _need(output, Bool, "crasp_program", "output")
     alphabet = tuple(alphabet)
     roots = [p for p in (readout.table.values() if readout else ()) if p is not output]
     ops, names = _lower([*roots, output])
@@ -289,6 +290,10 @@ def program(
     return CraspProgram(
         name, alphabet, ops, ro, description, None if out_name == last_bool else out_name
     )
+
+
+__getattr__ = old_names(__name__, {"program": "rasplab.crasp.build:crasp_program"})
+"""``program``, the old name of :func:`crasp_program`, still importable (deprecated)."""
 
 
 def _lower(roots: Sequence[Expr]) -> tuple[tuple[Op, ...], dict[int, str]]:

@@ -14,8 +14,8 @@ The result, a :class:`CraspRun`, holds the values (all of them, or only those as
 ``keep``, freeing the rest after their last use) and reads out acceptance, per-position outputs
 and a :class:`~rasplab.crasp.trace.CraspTrace` per string.
 
->>> from rasplab.crasp.build import Q, count, program
->>> p = program("majority", count(Q("b")) <= count(Q("a")), alphabet="ab")
+>>> from rasplab.crasp.build import Q, count, crasp_program
+>>> p = crasp_program("majority", count(Q("b")) <= count(Q("a")), alphabet="ab")
 >>> r = run(p, ["a b b", "b a a", ""])
 >>> r.accept.tolist(), r.prefix_accept(0)
 ([False, True, True], [True, True, True, False])

@@ -55,7 +55,7 @@ def _from_python(path: Path, attr: str) -> CraspProgram:
     if not isinstance(obj, CraspProgram):
         raise RasplabError(
             f"{path}:{attr} is {type(obj).__name__}, not a C-RASP Program (build one with "
-            "rasplab.crasp.program, or a function of no arguments returning one)"
+            "rasplab.crasp.crasp_program, or a function of no arguments returning one)"
         )
     return obj
 

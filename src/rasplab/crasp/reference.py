@@ -6,8 +6,8 @@ operation at position i literally counts the positions ``j = 1..i`` of the strin
 value of every operation on the empty prefix, and is never counted. It shares nothing with the batched interpreter but the
 program format.
 
->>> from rasplab.crasp.build import Q, count, offset, program
->>> p = program("t", count(Q("a"), offset(1)) >= 1, alphabet="ab")
+>>> from rasplab.crasp.build import Q, count, offset, crasp_program
+>>> p = crasp_program("t", count(Q("a"), offset(1)) >= 1, alphabet="ab")
 >>> reference_run(p, ["a", "b", "a"])[p.output]
 [False, False, True, False]
 """

@@ -5,9 +5,9 @@ Same look as the ALTA residual-stream traces (:mod:`rasplab.lang.trace`): operat
 marking the output operation (acceptance = its value at the last position). Booleans print as
 ``T``/``F``, counts as integers; a readout adds a last row.
 
->>> from rasplab.crasp.build import Q, count, program
+>>> from rasplab.crasp.build import Q, count, crasp_program
 >>> from rasplab.crasp.interpreter import run
->>> p = program("majority", (count(Q("b"), name="C_b") <= count(Q("a"), name="C_a")).named("M"),
+>>> p = crasp_program("majority", (count(Q("b"), name="C_b") <= count(Q("a"), name="C_a")).named("M"),
 ...             alphabet="ab")
 >>> print(run(p, ["a b b"]).trace(0).table())
 position      0  1  2  3

@@ -25,12 +25,12 @@ from rasplab.crasp.build import (
     cond,
     constant,
     count,
+    crasp_program,
     exists,
     next_set,
     next_token,
     offset,
     periodic,
-    program,
 )
 from rasplab.crasp.ir import CraspProgram
 
@@ -58,7 +58,7 @@ def binary_majority() -> CraspProgram:
         "1": (Q(SEP) & (zeros < ones)).named("next_1"),
         EOS: (exists(Q(SEP)) & ~Q(SEP)).named("next_eos"),
     }
-    return program(
+    return crasp_program(
         "binary_majority",
         table[EOS],
         ("0", "1", SEP),
@@ -93,7 +93,7 @@ def binary_majority_interleave(streams: int = 3) -> CraspProgram:
         "1": (answering & ones_here).named("next_1"),
         EOS: (after == streams + 1).named("next_eos"),
     }
-    return program(
+    return crasp_program(
         "binary_majority_interleave",
         table[EOS],
         ("0", "1", SEP),
@@ -116,7 +116,7 @@ def majority(letters: Sequence[str] = LETTERS) -> CraspProgram:
         for x in letters
     }
     table[EOS] = (exists(Q(SEP)) & ~Q(SEP)).named("next_eos")
-    return program(
+    return crasp_program(
         "majority",
         table[EOS],
         (*letters, SEP),
@@ -154,7 +154,7 @@ def sort(tokens: Sequence[str] = VOCAB_150) -> CraspProgram:
         for k, v in enumerate(tokens)
     }
     table[EOS] = (answering & (le_cur == acc[-1])).named("next_eos")
-    return program(
+    return crasp_program(
         "sort",
         table[EOS],
         (*tokens, SEP),
@@ -212,7 +212,7 @@ def copy_unique(tokens: Sequence[str] = VOCAB_150) -> CraspProgram:
         lits = [out_bits[b] if code[v] >> b & 1 else ~out_bits[b] for b in range(nbits)]
         sym = EOS if v == SEP else v
         table[sym] = all_of(answering, *lits, name=f"next_{_ident(sym)}")
-    return program(
+    return crasp_program(
         "copy_unique",
         table[EOS],
         (*tokens, SEP),
@@ -239,7 +239,7 @@ def induction_head(alphabet: Sequence[str] = ("a", "b", "c")) -> CraspProgram:
         seen = [Q(s) & exists(Q(t) & after[s], name=f"B_{s}_{t}") for s in alphabet]
         table[t] = any_of(*seen, name=f"next_{t}")
     last = table[alphabet[-1]]
-    return program(
+    return crasp_program(
         "induction_head",
         last,
         tuple(alphabet),

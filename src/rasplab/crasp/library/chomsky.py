@@ -15,7 +15,7 @@ symbol is found as the position where the count of input symbols is 1.
 
 from __future__ import annotations
 
-from rasplab.crasp.build import Q, all_of, any_of, count, exists, next_token, offset, program
+from rasplab.crasp.build import Q, all_of, any_of, count, crasp_program, exists, next_token, offset
 from rasplab.crasp.ir import CraspProgram
 
 SEP, EOS = "<sep>", "<eos>"
@@ -41,7 +41,7 @@ def bucket_sort(symbols: tuple[str, ...] = BUCKETS) -> CraspProgram:
         earlier = [done[y] for y in symbols[:k]]
         table[x] = all_of(answering, *earlier, written[x] < given[x], name=f"next_{x}")
     table[EOS] = all_of(answering, *done.values(), name="next_eos")
-    return program(
+    return crasp_program(
         "bucket_sort",
         table[EOS],
         (*symbols, SEP),
@@ -68,7 +68,7 @@ def even_pairs() -> CraspProgram:
         "0": (Q(SEP) & ~same).named("next_0"),
         EOS: (exists(Q(SEP)) & ~Q(SEP)).named("next_eos"),
     }
-    return program(
+    return crasp_program(
         "even_pairs",
         table[EOS],
         ("a", "b", SEP, "0", "1"),

@@ -26,11 +26,11 @@ from rasplab.crasp.build import (
     any_of,
     constant,
     count,
+    crasp_program,
     exists,
     next_set,
     offset,
     periodic,
-    program,
 )
 from rasplab.crasp.ir import CraspProgram
 
@@ -44,7 +44,7 @@ def _language(
     ``next_<symbol>`` (likewise) and ``<eos>`` = accept."""
     table = {s: p if p.name else p.named(f"next_{s}") for s, p in nexts.items()}
     table[EOS] = accept if accept.name else accept.named("accept")
-    return program(name, accept, alphabet, readout=next_set(table), description=description)
+    return crasp_program(name, accept, alphabet, readout=next_set(table), description=description)
 
 
 def _never_count(p: Bool, name: str) -> Bool:
@@ -266,7 +266,7 @@ def majority_ab() -> CraspProgram:
     [False, True, True]
     """
     c_a, c_b = count(Q("a"), name="C_a"), count(Q("b"), name="C_b")
-    return program(
+    return crasp_program(
         "majority_ab", (c_b <= c_a).named("M"), "ab", description="at least as many a as b"
     )
 
@@ -281,7 +281,7 @@ def dyck1() -> CraspProgram:
     """
     opens, closes = count(Q("("), name="opens"), count(Q(")"), name="closes")
     valid = _never_count(closes > opens, "valid")
-    return program(
+    return crasp_program(
         "dyck1", (valid & (opens == closes)).named("D"), "()", description="balanced brackets"
     )
 
@@ -295,6 +295,6 @@ def anbn() -> CraspProgram:
     """
     c_a, c_b = count(Q("a"), name="C_a"), count(Q("b"), name="C_b")
     ordered = _never_count(Q("a") & (c_b >= 1), "ordered")
-    return program(
+    return crasp_program(
         "anbn", (ordered & (c_a == c_b)).named("L"), "ab", description="a^n b^n (n >= 0)"
     )
