@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from rasplab.rasp import lib, rasp  # noqa: E402
-from rasplab.rasp.compiling import compile_rasp_to_model  # noqa: E402
+from rasplab.rasp_compiler.compile import compile_rasp_to_model  # noqa: E402
 
 torch.set_num_threads(1)
 

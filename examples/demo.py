@@ -113,7 +113,8 @@ def compile_it() -> None:
     out = run_compiled(compile_program(entry.program()), [ids]).outputs[0]
     print(f"compiled addition 99999+1 -> {''.join(entry.decode(ids, out))}")
     # A Tracr user's RASP program, unchanged but for the import: compiled and verified.
-    from rasplab.rasp import compiling, lib, rasp, verify
+    from rasplab.rasp import compiling, lib, rasp
+    from rasplab.rasp_compiler import verify
 
     sort = lib.make_sort(rasp.tokens, rasp.tokens, max_seq_len=6, min_key=1)
     rasp_model = compiling.compile_rasp_to_model(sort, {1, 2, 3}, 6)

@@ -6,7 +6,8 @@ each import of another rasplab stage is checked against the floors of docs/desig
     bottom (errors, files, bins, seeding, usercode, plotting, deprecation)
       <- tasks
       <- languages (lang, crasp, rasp)
-      <- compilers (compiler, crasp_compiler, lens_bridge; rasp's Tracr-style compiler)
+      <- compilers (compiler, crasp_compiler, rasp_compiler, lens_bridge; rasp.compiling,
+         Tracr's import path for rasp_compiler)
       <- programs (the ALTA library)
       <- models <- harness
       <- analysis, learned, explore, reports
@@ -48,15 +49,11 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "rasplab.compiler",
             "rasplab.crasp_compiler",
             "rasplab.lens_bridge",
-            # RASP's compiler to weights, at the import path Tracr's users expect
-            # (``from rasplab.rasp import compiling``): a compiler, not the language; its
-            # export and its verification (compiled == evaluator) stand with it
+            "rasplab.rasp_compiler",
+            # the one file of rasp/ on this floor: Tracr's import path for the RASP compiler
+            # (``from rasplab.rasp import compiling``, as ``from tracr.compiler import
+            # compiling``), a re-export of rasp_compiler.compile and nothing else (FACADES)
             "rasplab.rasp.compiling",
-            "rasplab.rasp.model",
-            "rasplab.rasp.plan",
-            "rasplab.rasp.weights",
-            "rasplab.rasp.export",
-            "rasplab.rasp.verify",
         ),
     ),
     ("programs", ("rasplab.programs",)),
@@ -76,22 +73,31 @@ NO_TORCH = ("tasks", "languages")
 HEAVY = ("torch", "safetensors")
 
 DEPRECATED_ALIASES = frozenset(
-    f"rasplab.crasp.{name}"
-    for name in (
-        "compile",
-        "plan",
-        "precision",
-        "model",
-        "export",
-        "verify",
-        "table",
-        "measure",
-        "table_text",
-        "table_plot",
-    )
+    [
+        f"rasplab.crasp.{name}"
+        for name in (
+            "compile",
+            "plan",
+            "precision",
+            "model",
+            "export",
+            "verify",
+            "table",
+            "measure",
+            "table_text",
+            "table_plot",
+        )
+    ]
+    + [f"rasplab.rasp.{name}" for name in ("plan", "weights", "model", "export", "verify")]
 )
-"""The old ``rasplab.crasp.*`` paths of the C-RASP compiler and table: one-release aliases
-that point up at crasp_compiler/ and reports/crasp_table/ on purpose."""
+"""The old ``rasplab.crasp.*`` paths of the C-RASP compiler and table and the old
+``rasplab.rasp.*`` paths of the RASP compiler: one-release aliases that point up at
+crasp_compiler/, reports/crasp_table/ and rasp_compiler/ on purpose."""
+
+FACADES = {"rasplab.rasp.compiling": "rasp_compiler"}
+"""Modules that re-export another folder's names at an import path users already know (here
+Tracr's ``compiling``), each with the folder it stands for: their floor is that folder's, the
+circle check counts them in it, and they hold nothing but imports (checked below)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ class Import:
 def floor_of(module: str) -> int | None:
     """The floor index of a rasplab module (``None`` outside rasplab).
 
-    >>> FLOORS[floor_of("rasplab.crasp.ir")][0], FLOORS[floor_of("rasplab.rasp.model")][0]
+    >>> FLOORS[floor_of("rasplab.crasp.ir")][0], FLOORS[floor_of("rasplab.rasp.compiling")][0]
     ('languages', 'compilers')
     """
     best, floor = -1, None
@@ -248,7 +254,10 @@ def test_the_checker_catches_an_arrow_up_and_names_it():
 
 
 def _folder(module: str) -> str:
-    """The top folder (or bottom module) of a rasplab module: ``rasplab.crasp.ir`` -> ``crasp``."""
+    """The top folder (or bottom module) of a rasplab module: ``rasplab.crasp.ir`` -> ``crasp``
+    (a facade: the folder it stands for)."""
+    if module in FACADES:
+        return FACADES[module]
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 
@@ -278,6 +287,19 @@ def circles(imports: list[Import]) -> list[list[str]]:
 
 def test_every_import_circle_stays_inside_one_folder():
     assert circles(all_imports()) == []
+
+
+def test_a_facade_holds_only_imports_from_the_folder_it_stands_for():
+    """A facade is exempt from its own folder's floor and circles only while it holds no code."""
+    for module, folder in FACADES.items():
+        path = SRC / (module.replace(".", "/") + ".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        kinds = {type(node).__name__ for node in tree.body[1:]}  # after the docstring
+        assert kinds <= {"ImportFrom", "Assign"}, f"{module} holds more than imports: {kinds}"
+        targets = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign)}
+        assert targets <= {"__all__"}, f"{module} assigns {targets}"
+        sources = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
+        assert sources and all(s.startswith(f"rasplab.{folder}.") for s in sources), sources
 
 
 def test_the_circle_check_finds_a_circle():

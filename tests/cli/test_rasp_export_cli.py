@@ -11,7 +11,7 @@ import pytest
 
 from rasplab.cli import main
 from rasplab.rasp import lib, rasp
-from rasplab.rasp.compiling import compile_rasp_to_model
+from rasplab.rasp_compiler.compile import compile_rasp_to_model
 
 pytest.importorskip("transformer_lens", reason="needs the interp extra (transformer-lens)")
 

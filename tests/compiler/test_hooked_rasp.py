@@ -14,10 +14,10 @@ import torch
 
 from rasplab.compiler.hooked_rasp import rasp_to_transformer_lens
 from rasplab.rasp import rasp
-from rasplab.rasp.compiling import compile_rasp_to_model
 from rasplab.rasp.evaluate import evaluate
 from rasplab.rasp.graph import nodes
 from rasplab.rasp.load import LIBRARY
+from rasplab.rasp_compiler.compile import compile_rasp_to_model
 
 pytest.importorskip("transformer_lens", reason="needs the interp extra (transformer-lens)")
 

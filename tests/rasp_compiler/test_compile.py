@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from rasplab.rasp import lib, rasp
-from rasplab.rasp.compiling import compile_rasp_to_model
 from rasplab.rasp.rasp import RaspError
-from rasplab.rasp.verify import verify
+from rasplab.rasp_compiler.compile import compile_rasp_to_model
+from rasplab.rasp_compiler.verify import verify
 
 DYCK = {"(", ")", "{", "}", "x"}
 NUMS = {1, 2, 3, 4}

@@ -1,12 +1,12 @@
 """Compiled RASP programs as TransformerLens 4 ``TransformerBridge`` s (the ``interp`` extra).
 
-A compiled RASP model (:mod:`rasplab.rasp.compiling`, Tracr's shape) is already a standard
+A compiled RASP model (:mod:`rasplab.rasp_compiler.compile`, Tracr's shape) is already a standard
 transformer: per layer one multi-head attention and one ReLU MLP, each added to the residual
 stream, no layer norm, no biases. :func:`rasp_to_transformer_lens` maps it one layer to one
 TransformerLens native layer (``TransformerBridge.boot_native`` and the weights by their
 native paths, as TransformerLens's tracr demo does), so compiled layer ``l``'s state after
 attention is ``blocks.{l}.hook_resid_mid`` and after its MLP ``blocks.{l}.hook_resid_post``
-(decode either with :meth:`~rasplab.rasp.compiling.CompiledRasp.decode`). Three details:
+(decode either with :meth:`~rasplab.rasp_compiler.compile.CompiledRasp.decode`). Three details:
 
 * RASP scores are plain ``q . k``; TransformerLens divides by ``sqrt(d_head)``. ``d_head``
   is padded to ``s**2`` with ``s`` a power of two and the query weights multiplied by ``s``,
@@ -20,7 +20,7 @@ attention is ``blocks.{l}.hook_resid_mid`` and after its MLP ``blocks.{l}.hook_r
 Inputs are the compiled model's ids, BOS first: ``compiled.encode(["BOS", ...])``.
 
 >>> from rasplab.rasp import lib, rasp
->>> from rasplab.rasp.compiling import compile_rasp_to_model
+>>> from rasplab.rasp_compiler.compile import compile_rasp_to_model
 >>> compiled = compile_rasp_to_model(lib.make_sort_unique(rasp.tokens, rasp.tokens), {1, 2, 3}, 3)
 >>> bridge = rasp_to_transformer_lens(compiled)
 >>> ids = torch.tensor([compiled.encode(["BOS", 3, 1, 2])])

@@ -10,7 +10,7 @@ value there is shown as decoded and not compared. Values are compared as ``raspl
 compares them (categorical exactly, None included; numerical to 1e-9 relative).
 
 >>> from rasplab.rasp import lib
->>> from rasplab.rasp.compiling import compile_rasp_to_model
+>>> from rasplab.rasp_compiler.compile import compile_rasp_to_model
 >>> model = compile_rasp_to_model(lib.make_hist(), {1, 2, 3}, 4)
 >>> data = rasp_view(model, [1, 3, 1])
 >>> data["symbols"], data["summary"]["all_agree"]
@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rasplab.rasp import rasp
-from rasplab.rasp.compiling import CompiledRasp
 from rasplab.rasp.evaluate import evaluate_all
 from rasplab.rasp.graph import nodes
-from rasplab.rasp.verify import _same
+from rasplab.rasp_compiler.compile import CompiledRasp
+from rasplab.rasp_compiler.verify import _same
 
 
 def _cell(value: Any) -> str:

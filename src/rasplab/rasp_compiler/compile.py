@@ -2,15 +2,15 @@
 
 ``compile_rasp_to_model(program, vocab, max_seq_len)`` runs four steps:
 
-1. :func:`~rasplab.rasp.plan.make_plan` infers every SOp's value set, checks that each SOp
+1. :func:`~rasplab.rasp_compiler.plan.make_plan` infers every SOp's value set, checks that each SOp
    compiles exactly (refusing the first that does not, naming it and the reason; with
    ``causal=True`` also every SOp that would look ahead) and places each in a sub-layer;
-2. :func:`~rasplab.rasp.weights.build_weights` lays out the residual stream and builds the
+2. :func:`~rasplab.rasp_compiler.weights.build_weights` lays out the residual stream and builds the
    embeddings, heads and MLPs in numpy, bounding float32 error as it goes;
-3. :class:`~rasplab.rasp.model.RaspTransformer` holds them as a frozen ``torch.nn.Module``;
+3. :class:`~rasplab.rasp_compiler.model.RaspTransformer` holds them as a frozen ``torch.nn.Module``;
 4. :class:`CompiledRasp` wraps it with Tracr's interface: ``apply(["BOS", ...]).decoded``,
    ``model_config``, ``residual_labels``; and decodes *every* SOp, which
-   :mod:`rasplab.rasp.verify` compares with the evaluator.
+   :mod:`rasplab.rasp_compiler.verify` compares with the evaluator.
 
 >>> from rasplab.rasp import rasp, lib
 >>> model = compile_rasp_to_model(lib.make_sort_unique(rasp.tokens, rasp.tokens), {1, 2, 3}, 3)
@@ -33,11 +33,11 @@ import numpy as np
 import torch
 
 from rasplab.rasp import rasp
-from rasplab.rasp.model import RaspTransformer
-from rasplab.rasp.plan import Plan, make_plan
 from rasplab.rasp.rasp import RaspError
 from rasplab.rasp.values import value_order
-from rasplab.rasp.weights import Slot, Weights, build_weights
+from rasplab.rasp_compiler.model import RaspTransformer
+from rasplab.rasp_compiler.plan import Plan, make_plan
+from rasplab.rasp_compiler.weights import Slot, Weights, build_weights
 
 COMPILER_BOS = "BOS"
 

@@ -5,7 +5,7 @@ a failure leaves nothing behind.
 
 >>> import json, tempfile, os
 >>> from rasplab.rasp import lib
->>> from rasplab.rasp.compiling import compile_rasp_to_model
+>>> from rasplab.rasp_compiler.compile import compile_rasp_to_model
 >>> folder = os.path.join(tempfile.mkdtemp(), "hist")
 >>> save_model(compile_rasp_to_model(lib.make_hist(), {1, 2}, 4), folder)
 >>> sorted(os.listdir(folder)), json.load(open(os.path.join(folder, "model.json")))["sizes"]["layers"]
@@ -23,8 +23,8 @@ from pathlib import Path
 from safetensors.torch import save_file
 
 from rasplab.rasp import rasp
-from rasplab.rasp.compiling import CompiledRasp
 from rasplab.rasp.rasp import RaspError
+from rasplab.rasp_compiler.compile import CompiledRasp
 
 
 def save_model(model: CompiledRasp, out: str | Path) -> None:

@@ -5,8 +5,8 @@ Shapes: B batch, T positions (BOS first), D residual width, H heads, K key width
 All weights are frozen parameters. Scores are plain ``q . k`` (the scale lives in ``W_Q``).
 
 >>> from rasplab.rasp import rasp, lib
->>> from rasplab.rasp.plan import make_plan
->>> from rasplab.rasp.weights import build_weights
+>>> from rasplab.rasp_compiler.plan import make_plan
+>>> from rasplab.rasp_compiler.weights import build_weights
 >>> m = RaspTransformer(build_weights(make_plan(lib.make_hist(), {"a", "b"}, 3)))
 >>> m(torch.tensor([[2, 0, 1, 0]])).shape    # BOS a b a: [B, T, D]
 torch.Size([1, 4, 9])
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rasplab.rasp.weights import Layer, Weights
+from rasplab.rasp_compiler.weights import Layer, Weights
 
 
 def _frozen(a: np.ndarray, dtype: torch.dtype) -> nn.Parameter:

@@ -11,7 +11,7 @@ the evaluator itself fails (a categorical Aggregate selecting different values, 
 ``make_sort_unique`` does on repeated keys) is outside the program's domain: counted apart.
 
 >>> from rasplab.rasp import rasp, lib
->>> from rasplab.rasp.compiling import compile_rasp_to_model
+>>> from rasplab.rasp_compiler.compile import compile_rasp_to_model
 >>> model = compile_rasp_to_model(lib.make_hist(), {"a", "b"}, 6)
 >>> report = verify(model, exhaustive=40, samples=20)
 >>> report.exhaustive_length, report.inputs, report.values_compared, report.disagreements
@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from rasplab.rasp import rasp
-from rasplab.rasp.compiling import CompiledRasp
 from rasplab.rasp.evaluate import evaluate_all
 from rasplab.rasp.graph import nodes
 from rasplab.rasp.rasp import RaspError
+from rasplab.rasp_compiler.compile import CompiledRasp
 
 
 @dataclass

@@ -18,7 +18,7 @@ from both values, so ``f`` is exact on every value the program can produce. Floa
 bounded along the way (:class:`Errors`); a step too narrow for it is refused, naming the SOp.
 
 >>> from rasplab.rasp import rasp, lib
->>> from rasplab.rasp.plan import make_plan
+>>> from rasplab.rasp_compiler.plan import make_plan
 >>> w = build_weights(make_plan(lib.make_hist(), {"a", "b"}, 3))
 >>> w.labels[:5], w.width, len(w.layers)  # doctest: +ELLIPSIS
 (['one', 'tokens:BOS', 'tokens:a', 'tokens:b', 'hist_...:0'], 9, 1)
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rasplab.rasp import rasp
-from rasplab.rasp.plan import Leaf, Plan, refuse
+from rasplab.rasp_compiler.plan import Leaf, Plan, refuse
 
 ONE, BOS = 0, 1
 

@@ -45,7 +45,7 @@ def check_options(vocab: str | None, max_seq_len: int) -> list:
 def compile_program(program, tokens: list, max_seq_len: int, causal: bool = False):
     """Compile a loaded SOp over ``tokens`` (imports torch)."""
     # start-up time: torch (the compiler)
-    from rasplab.rasp.compiling import compile_rasp_to_model
+    from rasplab.rasp_compiler.compile import compile_rasp_to_model
 
     return compile_rasp_to_model(program, tokens, max_seq_len, causal=causal)
 

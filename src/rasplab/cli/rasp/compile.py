@@ -29,7 +29,7 @@ def print_compiled(model, out: str | None) -> None:
     if out is not None:
         # start-up time: torch
         # start-up time: torch and safetensors
-        from rasplab.rasp.export import save_model
+        from rasplab.rasp_compiler.export import save_model
 
         save_model(model, out)
         sizes["saved"] = out

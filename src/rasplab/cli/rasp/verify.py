@@ -31,7 +31,7 @@ def verify_model(model, exhaustive: int, samples: int, seed: int) -> None:
     """Verify compiled RASP ``model`` against the evaluator, print the JSON summary, exit 1
     on any disagreement (also ``rasplab verify``)."""
     # start-up time: torch
-    from rasplab.rasp.verify import verify
+    from rasplab.rasp_compiler.verify import verify
 
     report = verify(model, exhaustive=exhaustive, samples=samples, seed=seed)
     print(json.dumps(report.to_json(), default=str))
