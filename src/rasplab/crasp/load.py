@@ -69,8 +69,6 @@ def _from_json(path: Path) -> CraspProgram:
     except json.JSONDecodeError as err:
         raise RasplabError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from err
     try:
-        return program_from_json(data)
-    except (KeyError, TypeError) as err:
-        raise RasplabError(f"{path}: malformed program ({type(err).__name__}: {err})") from err
+        return program_from_json(data)  # malformed data is a RasplabError from there
     except RasplabError as err:
         raise RasplabError(f"{path}: {err}") from err

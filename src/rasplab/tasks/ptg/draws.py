@@ -53,12 +53,3 @@ class Draws:
     def chance(self, p: float) -> bool:
         """True with probability ``p``."""
         return self.random() < p
-
-    def sample(self, items: Sequence[T], k: int) -> list[T]:
-        """``k`` distinct elements of ``items`` in random order (partial Fisher-Yates)."""
-        pool = list(items)
-        n = len(pool)
-        for i in range(k):
-            j = i + int(self.random() * (n - i))
-            pool[i], pool[j] = pool[j], pool[i]
-        return pool[:k]
