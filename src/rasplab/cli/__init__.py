@@ -10,9 +10,9 @@ helpers several commands share live in :mod:`rasplab.cli.options` (arguments) an
 from __future__ import annotations
 
 from rasplab.cli.commands import app
-from rasplab.cli.errors import fail, quiet_broken_pipe, run_app
+from rasplab.cli.errors import quiet_broken_pipe, run_app
 
-__all__ = ["app", "fail", "main", "quiet_broken_pipe"]
+__all__ = ["app", "main", "quiet_broken_pipe"]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,12 +18,6 @@ import typer
 from rasplab.errors import RasplabError
 
 
-def fail(message: str) -> typer.Exit:
-    """Print a one-line user error and return the exit to raise (code 2)."""
-    print(f"rasplab: error: {message}", file=sys.stderr)
-    return typer.Exit(2)
-
-
 def quiet_broken_pipe(run: Callable[[], None]) -> None:
     """Run ``run``; when the reader of stdout goes away (``rasplab data ... | head``), exit 0
     quietly (stdout is pointed at /dev/null, so that the final flush cannot complain); any other
@@ -57,14 +51,14 @@ def _silence_stdout() -> None:
 
 def run_app(app: typer.Typer, argv: list[str] | None) -> None:
     """Run ``app`` on ``argv`` (default: ``sys.argv[1:]``) and exit with its code; user errors
-    become one line and exit 2, an interrupt exit 130."""
+    become one line and exit 2, an interrupt exit 130. (With ``standalone_mode=False`` the app
+    returns the code of a ``typer.Exit`` and turns a closed stdout into ``SystemExit(1)``, which
+    :func:`quiet_broken_pipe` handles.)"""
     try:
         rv = app(args=argv, standalone_mode=False, prog_name="rasplab")
     except RasplabError as err:
         print(f"rasplab: error: {err}", file=sys.stderr)
         sys.exit(2)
-    except typer.Exit as done:
-        sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         print("rasplab: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -72,8 +66,6 @@ def run_app(app: typer.Typer, argv: list[str] | None) -> None:
         message = err.format_message() if hasattr(err, "format_message") else str(err)
         print(f"rasplab: error: {message}", file=sys.stderr)
         sys.exit(2)
-    except BrokenPipeError:
-        raise
     code = rv if isinstance(rv, int) else 0
     if code == 130:  # typer turns Ctrl-C into Exit(130), which click returns as the result
         print("rasplab: interrupted", file=sys.stderr)
