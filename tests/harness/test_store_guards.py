@@ -14,6 +14,7 @@ from rasplab.harness.config import ExperimentConfig
 from rasplab.harness.store import SCHEMA_VERSION, ResultsStore
 from rasplab.harness.sweep import runs_dir_for
 from rasplab.harness.sweepconfig import sweep_from_dict
+from rasplab.harness.train import RunResult
 
 SMALL = [
     "task=binary_majority",
@@ -97,6 +98,39 @@ def test_a_newer_schema_is_refused(capsys, tmp_path):
         )
     con.close()
     _one_line(*run(capsys, "report", "--db", str(db)), "schema version", "upgrade rasplab")
+
+
+def test_a_garbled_schema_version_is_refused(tmp_path):
+    db = tmp_path / "r.sqlite"
+    ResultsStore(db).close()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE meta SET value='two' WHERE key='schema_version'")
+    con.close()
+    with pytest.raises(RasplabError, match="has schema version 'two'; this rasplab reads"):
+        ResultsStore(db)
+
+
+def test_finish_takes_only_a_finished_result(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        run_id = store.register(ExperimentConfig(task="binary_majority"))
+        result = RunResult(
+            run_id,
+            run_id,
+            "binary_majority",
+            "nope",
+            0,
+            "running",
+            {},
+            {},
+            None,
+            False,
+            0,
+            False,
+            0.0,
+        )
+        with pytest.raises(ValueError, match="finish\\(\\) takes a finished result, got status"):
+            store.finish(result)
+        assert store.get(run_id).status == "pending" and store.count() == 1
 
 
 def test_a_schema_1_store_is_migrated_with_its_runs(tmp_path):

@@ -313,11 +313,6 @@ class ResultsStore:
         """Every stored run's status, by run id."""
         return dict(self.sql("SELECT run_id, status FROM runs").fetchall())
 
-    def status(self, run_id: str) -> str | None:
-        """The status of a run, or None when it is not stored."""
-        row = self.sql("SELECT status FROM runs WHERE run_id=?", (run_id,)).fetchone()
-        return row[0] if row else None
-
     def mark_running(self, run_id: str) -> None:
         """Record that a run has started (and count the attempt)."""
         self.sql(
@@ -365,11 +360,9 @@ class ResultsStore:
             (error, run_id),
         )
 
-    def count(self, status: str | None = None) -> int:
-        """The number of stored runs (with ``status`` if given)."""
-        if status is None:
-            return self.sql("SELECT COUNT(*) FROM runs").fetchone()[0]
-        return self.sql("SELECT COUNT(*) FROM runs WHERE status=?", (status,)).fetchone()[0]
+    def count(self) -> int:
+        """The number of stored runs."""
+        return self.sql("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     def runs(self, status: str | None = None, sweep: str | None = None) -> list[RunRecord]:
         """Stored runs ordered by task, variant, seed (optionally filtered)."""
