@@ -10,7 +10,7 @@ import torch
 from rasplab.errors import RasplabError
 from rasplab.harness import experiment_from_dict, train
 from rasplab.harness.setup import load_run
-from rasplab.models import ModelConfig, Transformer, build_model
+from rasplab.models import ModelConfig, Transformer, build_model, pretrained
 
 
 def test_round_trip_keeps_config_and_outputs(tmp_path):
@@ -49,3 +49,37 @@ def test_bad_folders_are_one_clear_error(tmp_path):
     (tmp_path / "config.json").write_text('{"format": "something else"}')
     with pytest.raises(RasplabError, match="not a rasplab model config"):
         Transformer.from_pretrained(tmp_path)
+
+
+def _small(width=8):
+    cfg = ModelConfig(pe="nope", layers=1, width=width, heads=1)
+    return build_model(cfg, vocab_size=5, num_outputs=3, max_positions=10, seed=0)
+
+
+def test_weights_missing_garbled_or_of_another_size_are_one_line(tmp_path):
+    _small().save_pretrained(tmp_path / "m")
+    (tmp_path / "m" / "model.safetensors").write_bytes(b"\x00garbage")
+    with pytest.raises(RasplabError, match="^cannot read '.*model.safetensors': "):
+        Transformer.from_pretrained(tmp_path / "m")
+    _small(width=16).save_pretrained(tmp_path / "wide")
+    (tmp_path / "m" / "model.safetensors").write_bytes(
+        (tmp_path / "wide" / "model.safetensors").read_bytes()
+    )
+    with pytest.raises(RasplabError) as caught:
+        Transformer.from_pretrained(tmp_path / "m")
+    assert "do not fit its config (Error(s) in loading state_dict" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_saving_where_a_file_is_fails_in_one_line_without_leftovers(tmp_path, monkeypatch):
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(RasplabError, match="^cannot save the model to '.*plain'"):
+        _small().save_pretrained(tmp_path / "plain")
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pretrained, "save_file", full_disk)
+    with pytest.raises(RasplabError, match="No space left on device"):
+        _small().save_pretrained(tmp_path / "m")
+    assert list((tmp_path / "m").iterdir()) == []
