@@ -96,7 +96,7 @@ class ForgettingAttention(AttentionKind):
         """
         log_f = self.log_forget(x, ctx)
         if kernels.usable(q, ctx):
-            return kernels.forgetting_attention(q, k, v, log_f, self.scale)
+            return kernels.forgetting_attention(q, k, v, log_f, self.scale)  # gpu-only
         c = log_f.cumsum(-1)  # [B, H, T]
         if not ctx.causal:
             decay = -(c[..., :, None] - c[..., None, :]).abs()

@@ -5,9 +5,11 @@ Triton kernels when the layer needs nothing those kernels lack: decoder mode, no
 that matters, no sliding window and no positional logit bias (and, for PaTH, a head width
 of 16, 32 or 64). Everything else, and every CPU run, takes the pure-PyTorch path.
 
-Untested here: the machines this was written on have no GPU. ``tests/models`` holds
-``@pytest.mark.gpu`` tests comparing these kernels with the pure path; they are skipped
-without CUDA.
+The kernel calls themselves are untested here: the machines this was written on have no GPU.
+``tests/models`` holds ``@pytest.mark.gpu`` tests comparing these kernels with the pure path;
+they are skipped without CUDA. Code that can only run on a GPU is marked ``# gpu-only``, which
+the line-coverage figure leaves out (pyproject's ``[tool.coverage.report]``); the choice of
+path (:func:`usable`) and the layout change are tested on the CPU.
 
 >>> usable(torch.zeros(1), None)  # a CPU tensor never takes a kernel
 False
@@ -43,7 +45,7 @@ def _bthd(x: torch.Tensor) -> torch.Tensor:
     return x.transpose(1, 2).contiguous()
 
 
-def forgetting_attention(q, k, v, log_f, scale: float) -> torch.Tensor:
+def forgetting_attention(q, k, v, log_f, scale: float) -> torch.Tensor:  # gpu-only
     """FoX through ``fla.ops.forgetting_attn``; inputs [B, H, T, Dh], log gates [B, H, T]."""
     # optional extra: rasplab[gpu] (flash-linear-attention)
     from fla.ops.forgetting_attn.parallel import parallel_forgetting_attn
@@ -52,7 +54,7 @@ def forgetting_attention(q, k, v, log_f, scale: float) -> torch.Tensor:
     return out.transpose(1, 2)
 
 
-def path_attention(q, k, v, w, beta, scale: float) -> torch.Tensor:
+def path_attention(q, k, v, w, beta, scale: float) -> torch.Tensor:  # gpu-only
     """PaTH through ``fla.ops.path_attn``; w unit vectors [B, H, T, Dh], beta [B, H, T]."""
     # optional extra: rasplab[gpu] (flash-linear-attention)
     from fla.ops.path_attn.parallel import parallel_path_attention

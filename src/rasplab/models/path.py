@@ -82,7 +82,7 @@ class PathAttention(AttentionKind):
         """Logit correction by one triangular solve, then SDPA with it as additive mask."""
         w, beta = self.householder(x, ctx)
         if kernels.usable(q, ctx, kernels.PATH_HEAD_DIMS):
-            return kernels.path_attention(q, k, v, w, beta, self.scale)
+            return kernels.path_attention(q, k, v, w, beta, self.scale)  # gpu-only
         qw = torch.matmul(q, w.transpose(-1, -2)).tril_()  # [i, s]: q_i . w_s for s <= i
         gram = torch.matmul(w, w.transpose(-1, -2))  # [s, t]: w_s . w_t
         n = (gram * beta[..., None, :]).triu_(1)  # N_st = beta_t w_s . w_t for t > s
