@@ -1,70 +1,47 @@
-"""verify draws the inputs a program states as valid, counts the inputs its interpreter fails on
-apart (neither agree nor disagree), and reports a shortest disagreement first."""
+"""The inputs ``rasplab verify`` draws: refusals of a bad sample count, a bin beyond the
+program's positions and a bin below its shortest valid input; divergence values as JSON."""
 
 from __future__ import annotations
 
-from rasplab.compiler.compile import compile_program
-from rasplab.compiler.verify import compare_batch, sample_inputs, verify
-from rasplab.lang import InputSpec, input_var, program, v_relative, var
+import pytest
+
+from rasplab.compiler.verify import jsonable, sample_inputs
+from rasplab.errors import RasplabError
+from rasplab.lang import input_var, program, var
+from rasplab.lang.inputs import InputSpec
 
 
-def after_start(inputs=None):
-    """out[i] = tok[i-1] where tok[i] != 0; defined only when every input starts with 0 (the
-    rule reads ``left``, undefined at position 0)."""
+def _copy(x):
+    x["out"] = x["tok"]
 
-    def step(x):
-        if x["tok"] != 0:
-            x["out"] = x["left"]
 
-    return program(
-        {"tok": input_var(3), "out": var(3)},
-        {"left": v_relative("tok", -1)},
-        step,
-        "out",
-        3,
-        max_layers=1,
-        name="after_start",
-        inputs=inputs,
+def _program(**options):
+    variables = {"tok": input_var(3), "out": var(3)}
+    return program(variables, {}, _copy, "out", 3, name="copy", **options)
+
+
+def test_sample_inputs_refuses_impossible_requests():
+    with pytest.raises(RasplabError, match="^samples must be a positive int, got 0$"):
+        sample_inputs(_program(), "1-3", 0)
+    short = _program(position_range=4)
+    with pytest.raises(
+        RasplabError, match="accepts at most 4 tokens .position_range., got bin 2-6"
+    ):
+        sample_inputs(short, "2-6", 10)
+    started = _program(inputs=InputSpec(start=0, alphabet=(1, 2)))
+    with pytest.raises(RasplabError, match="has no valid inputs of lengths 0-0 .its inputs have"):
+        sample_inputs(started, "0-0", 10)
+
+
+def test_sample_inputs_enumerates_a_small_bin_of_valid_inputs():
+    started = _program(inputs=InputSpec(start=0, alphabet=(1, 2)))
+    inputs, exhaustive = sample_inputs(started, "1-3", 100)
+    assert exhaustive and sorted(inputs) == sorted(
+        [[0]] + [[0, a] for a in (1, 2)] + [[0, a, b] for a in (1, 2) for b in (1, 2)]
     )
 
 
-def test_inputs_the_interpreter_fails_on_are_counted_apart():
-    report = verify(after_start(), "1-3", samples=1000)  # every sequence of 1-3 tokens: 39
-    # the 26 starting with 1 or 2 are undefined (left of position 0 is read)
-    assert (report.total, report.agree, report.undefined) == (13, 13, 26)
-    assert report.first_divergence is None and report.ok
-    assert "reads 'left', which is undefined" in report.first_undefined["reason"]
-    data = report.to_json()
-    assert data["undefined"] == 26 and data["first_undefined"]["tokens"][0] != 0
-    assert "the program is undefined on this input" in report.undefined_line()
-
-
-def test_a_program_stating_its_inputs_is_drawn_only_on_them():
-    p = after_start(InputSpec(start=0))
-    batch, exhaustive = sample_inputs(p, "1-3", 1000)
-    assert exhaustive and len(batch) == 1 + 2 + 4 and all(b[0] == 0 for b in batch)
-    drawn, exhaustive = sample_inputs(p, "1-9", 50)
-    assert not exhaustive and len(drawn) == 50 and all(b[0] == 0 for b in drawn)
-    report = verify(p, "1-9", samples=50)
-    assert (report.total, report.agree, report.undefined) == (50, 50, 0)
-    assert "undefined" not in report.to_json()
-
-
-def copy_program(zero_twos: bool):
-    """out = tok, or with ``zero_twos`` out = 0 where tok is 2."""
-
-    def step(x):
-        if x["tok"] == 2 and zero_twos:
-            x["out"] = 0
-        elif x["tok"] != 0:
-            x["out"] = x["tok"]
-
-    return program({"tok": input_var(3), "out": var(3)}, {}, step, "out", 3, max_layers=1)
-
-
-def test_the_first_divergence_reported_is_a_shortest_one():
-    model = compile_program(copy_program(zero_twos=False))
-    batch = [[1, 1, 1, 1, 2, 1], [1, 1, 2, 1], [2, 1], [1, 1]]
-    report = compare_batch(copy_program(zero_twos=True), model, batch)
-    assert (report.total, report.agree) == (4, 1)
-    assert report.first_divergence["tokens"] == [2, 1]
+def test_divergence_values_become_json_data():
+    assert jsonable(frozenset({3, 1})) == [1, 3]
+    assert jsonable((1, frozenset({2}), None)) == [1, [2], None]
+    assert jsonable(2.5) == 2.5 and jsonable(object).startswith("<class")
