@@ -443,10 +443,8 @@ def experiment_from_dict(data: dict) -> ExperimentConfig:
         kwargs["seed"] = _coerce(kwargs["seed"], int, "seed")
     if "variant" in kwargs and kwargs["variant"] is not None:
         kwargs["variant"] = str(kwargs["variant"])
-    options = data.get("task_options") or {}
-    kwargs["task_options"] = (
-        dict(options) if isinstance(options, dict) else options
-    )  # checked below
+    options = data.get("task_options") or {}  # not a mapping: ExperimentConfig refuses it
+    kwargs["task_options"] = dict(options) if isinstance(options, dict) else options
     kwargs["model"] = coerce_dataclass(ModelConfig, data.get("model") or {}, "model")
     kwargs["train"] = coerce_dataclass(TrainConfig, data.get("train") or {}, "train")
     kwargs["eval"] = coerce_dataclass(EvalConfig, data.get("eval") or {}, "eval")
