@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -90,6 +91,9 @@ def test_lang_exports_a_trained_run_and_writes_its_listing(capsys, run_dir, tmp_
         (["learn", "rasp_hist", "layers=0", "--out", "X"], "learn.layers must be an integer >= 1"),
         (["learn", "rasp_hist", "task_options.q=1", "--out", "X"], "does not accept options"),
         (["learn", "rasp_hist"], "give --out DIR"),
+        (["learn", "epochs=3", "--out", "X"], "give a task first, e.g. rasplab learn rasp_hist"),
+        (["learn", "rasp_hist", "train.lr=1", "--out", "X"], "only task_options.* may be dotted"),
+        (["learn", "--sweep", "s.yaml"], "give --out DIR for the sweep's run directories"),
         (["learn", "--verify", "NOPE"], "not a run directory"),
         (["learn", "--lang", "NOPE"], "not a run directory"),
     ],
@@ -141,3 +145,22 @@ def test_sweep_runs_every_point_once_and_resumes(capsys, tmp_path):
     )
     assert code == 0 and out2 == out
     assert (tmp_path / "runs" / "lr=0.05,seed=0" / "result.json").stat().st_mtime_ns == stamp
+    plot = tmp_path / "by_length.png"
+    code, text, err = cli(
+        capsys, "learn", "--sweep", str(sweep), "--out", str(tmp_path / "runs"), "--plot", str(plot)
+    )
+    assert code == 0 and f"wrote {plot}" in err and plot.read_bytes()[:4] == b"\x89PNG"
+    assert text == (
+        f"rasp_hist L{row['setting']['layers']} cat0 count1 mlp0: best-by-val "
+        f"{row['best_val_test_accuracy']:.4f}, mean {row['mean_test_accuracy']:.4f} ± "
+        f"{row['sd_test_accuracy']:.4f} over 2 seeds, program {row['best_program_accuracy']:.4f}"
+        ", agreement 1.0000, rasplab.lang export 2/2\n"
+    )
+
+
+def test_verify_and_lang_print_one_line_without_json(capsys, run_dir):
+    code, out, _ = cli(capsys, "learn", "--verify", str(run_dir))
+    assert code == 0 and re.fullmatch(r"program == model on [1-9]\d* positions\n", out)
+    code, out, _ = cli(capsys, "learn", "--lang", str(run_dir))
+    assert code == 0 and out.startswith(f"rasplab.lang export of {run_dir}: ")
+    assert " rules, " in out and out.count("\n") == 1
