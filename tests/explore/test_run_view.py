@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import torch
 
@@ -51,3 +53,16 @@ def test_drawn_example_and_refusals(run_dir, tmp_path):
         run_view(run_dir)
     with pytest.raises(RasplabError, match="holds no finished run"):
         run_view(tmp_path)
+
+
+def test_an_input_outside_the_task_is_refused(run_dir):
+    with pytest.raises(RasplabError, match="^input '1 x 1' is not an input of task 'tomita1': "):
+        run_view(run_dir, "1 x 1")
+
+
+def test_a_run_whose_result_file_is_damaged_still_shows_its_attention(run_dir, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    (copy / "result.json").write_text("{cut off")
+    data = run_view(copy, "1 1")
+    assert data["bins"] == [] and len(data["layers"]) == 2
