@@ -1,6 +1,8 @@
 """Trace supervision, relative parity program, whole MLP learned: where is the learned
-sub-layer wrong, and does passing the slots the rules do not write through unchanged (as the
-compiled MLP does) restore accuracy?  Prints one JSON object.
+sub-layer wrong, and what restores accuracy: passing the slots the rules do not write through
+unchanged (as the compiled MLP does), or the same learned MLP run with the tolerant compiled
+attention (:mod:`rasplab.analysis.trace_attention`) instead of the exact one?  Prints one
+JSON object.
 
     python benchmarks/probes/trace_whole_passthrough.py
 """
@@ -11,6 +13,7 @@ import time
 import numpy as np
 import torch
 
+from rasplab.analysis.trace_attention import tolerant_attention
 from rasplab.analysis.trace_config import load_trace_config
 from rasplab.analysis.trace_supervision import (
     LearnedMLP,
@@ -56,8 +59,13 @@ test, _ = entry.inputs("0-20", 200, 0, "test")
 ids = [entry.encode(s) for s in test]
 layers = min(prog.max_layers, max(len(s) for s in ids) + 2)
 acc = {}
-for name, m in (("whole", mlp), ("whole, other slots passed through", Passthrough())):
-    outs = run_learned(model, m, ids, layers)
+runs = (
+    ("whole, exact attention", model, mlp),
+    ("whole, other slots passed through, exact attention", model, Passthrough()),
+    ("whole, tolerant attention", tolerant_attention(model), mlp),
+)
+for name, compiled, m in runs:
+    outs = run_learned(compiled, m, ids, layers)
     acc[name] = float(
         np.mean([entry.decode(i, o) == entry.reference(s) for i, o, s in zip(ids, outs, test)])
     )

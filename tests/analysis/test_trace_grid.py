@@ -60,6 +60,24 @@ def test_grid_runs_each_point_once_and_summarizes_over_seeds(tmp_path, capsys):
     assert code == 2 and "another config" in err and len(err.strip().splitlines()) == 1
 
 
+def test_grid_set_overrides_every_run_and_is_part_of_the_resume_check(tmp_path, capsys):
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(TINY))
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(yaml.safe_dump({
+        "runs": [{"program": "parity_sequential_relative", "config": str(config)}],
+        "seeds": [3]}))  # fmt: skip
+    out = tmp_path / "out"
+    argv = ["trace-grid", str(grid), "--out", str(out), "--json", "--set", "mlp=written"]
+    code, text, _ = run(argv, capsys)
+    saved = json.loads((out / "parity_sequential_relative" / "seed=3" / "result.json").read_text())
+    assert code == 0 and saved["config"]["mlp"] == "written" and saved["config"]["seed"] == 3
+    code, text, _ = run(argv, capsys)
+    assert code == 0 and [r["resumed"] for r in json.loads(text)["runs"]] == [True]
+    code, _, err = run(argv[:-2], capsys)  # the default (whole) is another config
+    assert code == 2 and "another config" in err
+
+
 def test_bad_grid_is_one_line_and_exit_2(tmp_path, capsys):
     grid = tmp_path / "grid.yaml"
     grid.write_text(yaml.safe_dump({"runs": [{"program": "p"}], "seeds": [0, 0]}))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from rasplab.analysis.trace_attention import tolerant_attention
 from rasplab.analysis.trace_config import TraceConfig, load_trace_config
 from rasplab.analysis.trace_supervision import (
     WholeMLP,
@@ -73,13 +74,64 @@ def test_traced_pairs_are_the_compiled_residuals(name):
     assert traced == _compiled_pairs(model, ids)
 
 
+@pytest.mark.parametrize("attention", ["exact", "tolerant"])
 @pytest.mark.parametrize("name", PARITY)
-def test_runner_with_the_compiled_mlp_matches_the_reference(name):
+def test_runner_with_the_compiled_mlp_matches_the_reference(name, attention):
     entry = get_program(name)
     model = compile_program(entry.program())
-    ids = [entry.encode(t) for t in TEXTS]
-    outs = run_learned(model, CompiledMLP(model), ids, 12)
-    assert [entry.decode(i, o) for i, o in zip(ids, outs)] == [entry.reference(t) for t in TEXTS]
+    if attention == "tolerant":
+        model = tolerant_attention(model)
+    texts = [*TEXTS, " ".join("1" if i % 3 else "0" for i in range(31))]
+    ids = [entry.encode(t) for t in texts]
+    outs = run_learned(model, CompiledMLP(model), ids, 34)
+    assert [entry.decode(i, o) for i, o in zip(ids, outs)] == [entry.reference(t) for t in texts]
+
+
+@pytest.mark.parametrize("name", PARITY)
+def test_tolerant_attention_writes_the_exact_head_vectors(name):
+    # every layer of the compiled run: same residual after attention, to float precision
+    entry = get_program(name)
+    exact = compile_program(entry.program())
+    tolerant = tolerant_attention(exact)
+    for text in [*TEXTS[1:], "1 0 0 1 1 0 1 0 1 1 1 0"]:
+        seq = entry.encode(text)
+        x = exact.embed(torch.tensor([seq], dtype=torch.long), torch.tensor([len(seq)]))
+        for _ in range(len(seq) + 1):
+            a = exact.attend_(x.clone())
+            assert torch.allclose(tolerant.attend_(x.clone()), a, atol=1e-6)
+            exact.mlp_(a)
+            x = a
+
+
+def test_tolerant_attention_ignores_small_query_key_errors_that_move_the_exact_one():
+    exact = compile_program(get_program("parity_sequential_absolute").program())
+    tolerant = tolerant_attention(exact)
+    x = exact.embed(torch.tensor([[1, 0, 1, 1]]), torch.tensor([4]))
+    noisy = x + 0.01 * torch.randn(x.shape, generator=torch.Generator().manual_seed(0))
+    heads = [i for s in exact.layout.slots if s.head for i in range(s.start, s.stop)]
+    clean = exact.attend_(x.clone())[..., heads]
+    assert (tolerant.attend_(noisy.clone())[..., heads] - clean).abs().max() < 0.05
+    assert (exact.attend_(noisy.clone())[..., heads] - clean).abs().max() > 0.2
+
+
+def test_whole_mlp_scales_numerical_dims_only():
+    layout = compile_program(get_program("parity_sum_mod_2_categorical").program()).layout
+    mlp = WholeMLP(layout, TraceConfig(hidden_layers=1, hidden_size=8, numeric_scale=1000))
+    numeric = {s.start for s in layout.slots if s.kind == "numerical"}
+    assert numeric and {int(i) for i in torch.nonzero(mlp.scale != 1)} == numeric
+    assert float(mlp.scale.max()) == 1000.0
+    x = torch.rand(5, layout.width)
+    with torch.no_grad():
+        want = x + mlp.net(x * mlp.scale) / mlp.scale
+        assert torch.allclose(mlp(x), want)
+
+
+def test_whole_mlp_fits_the_relative_program_in_distribution():
+    # ALTA's setup: the whole MLP learned, run with attention that small errors do not move
+    cfg = TraceConfig(train_samples=200, test_samples=120, steps=1500, learning_rate=3e-3)
+    assert (cfg.mlp, cfg.attention) == ("whole", "tolerant")
+    record = trace_supervise(get_program("parity_sequential_relative"), cfg).record()
+    assert record["length_le_20"] == 1.0 and record["length_gt_20"] > 0.95
 
 
 def test_trained_mlp_computes_parity_at_every_length():
@@ -132,6 +184,10 @@ def test_program_without_rules_is_refused():
 def test_config_rejects_bad_values_and_keys(tmp_path):
     with pytest.raises(RasplabError, match="steps must be > 0"):
         TraceConfig(steps=0)
+    with pytest.raises(RasplabError, match="numeric_scale must be > 0"):
+        TraceConfig(numeric_scale=0)
+    with pytest.raises(RasplabError, match="attention must be one of tolerant, exact"):
+        TraceConfig(attention="soft")
     with pytest.raises(RasplabError, match="unknown trace config key 'width'"):
         load_trace_config(None, {"width": 3})
     path = tmp_path / "c.yaml"

@@ -2,13 +2,15 @@
 
 One frozen dataclass holds the data (train and test bins, sample counts, seed), the learned
 MLP (which part is learned: ``mlp``, :data:`MLP_VARIANTS`; hidden layers, width,
-activation) and its optimisation (optimizer, learning rate, batch,
-steps, input noise). The defaults are the CPU-scale setting; ``configs/trace_supervision/``
+activation; ``numeric_scale``, the factor numerical variables are multiplied by in the
+vectors the whole MLP reads and writes), the compiled attention it runs with
+(``attention``, :data:`ATTENTION_VARIANTS`) and its optimisation (optimizer, learning rate,
+batch, steps, input noise). The defaults are the CPU-scale setting; ``configs/trace_supervision/``
 holds Table 1's paper-scale settings beside the CPU-scale ones.
 
 >>> cfg = TraceConfig(steps=100, learning_rate="1e-3")
->>> (cfg.steps, cfg.learning_rate, cfg.noise_std, cfg.mlp)
-(100, 0.001, 0.1, 'whole')
+>>> (cfg.steps, cfg.learning_rate, cfg.noise_std, cfg.mlp, cfg.attention, cfg.numeric_scale)
+(100, 0.001, 0.1, 'whole', 'tolerant', 1.0)
 >>> TraceConfig(optimizer="sgd")
 Traceback (most recent call last):
 ...
@@ -37,6 +39,12 @@ MLP_VARIANTS = ("whole", "written")
 """What is learned: ``whole``, the whole MLP sub-layer, input vector to output vector (ALTA
 App. C.1, the default); ``written``, only the slots of the variables the rules write, with
 bucket one-hots of numerical variables and the reset of head outputs kept compiled."""
+ATTENTION_VARIANTS = ("tolerant", "exact")
+"""The compiled attention the learned MLP runs with: ``tolerant`` (the default), categorical
+heads whose selected position takes the whole weight, so small errors of the learned MLP on
+query and key dims change nothing, as in ALTA's compiled attention; ``exact``, rasplab's
+construction, where one selected position ties with the sink and an error of 0.001 on a query
+or key dim moves the head's output (:mod:`rasplab.analysis.trace_attention`)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,8 @@ class TraceConfig:
     noise_std: float = 0.1
     seed: int = 0
     mlp: str = "whole"
+    attention: str = "tolerant"
+    numeric_scale: float = 1.0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -73,7 +83,7 @@ class TraceConfig:
         for name in ("train_samples", "test_samples", "hidden_layers", "hidden_size"):
             if getattr(self, name) < 1:
                 raise RasplabError(f"trace.{name} must be >= 1; got {getattr(self, name)}")
-        for name in ("batch_size", "steps", "learning_rate"):
+        for name in ("batch_size", "steps", "learning_rate", "numeric_scale"):
             if getattr(self, name) <= 0:
                 raise RasplabError(f"trace.{name} must be > 0; got {getattr(self, name)}")
         if self.noise_std < 0 or self.seed < 0:
@@ -82,6 +92,7 @@ class TraceConfig:
             ("optimizer", OPTIMIZERS),
             ("activation", ACTIVATIONS),
             ("mlp", MLP_VARIANTS),
+            ("attention", ATTENTION_VARIANTS),
         ):
             if getattr(self, name) not in allowed:
                 raise RasplabError(

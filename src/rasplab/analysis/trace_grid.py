@@ -109,13 +109,16 @@ def stored(folder: Path, config: TraceConfig) -> dict | None:
     return data
 
 
-def run_trace_grid(grid: TraceGrid, out: str | Path, run_one, log=None) -> list[dict]:
+def run_trace_grid(
+    grid: TraceGrid, out: str | Path, run_one, log=None, overrides: dict | None = None
+) -> list[dict]:
     """Run every point of ``grid`` not yet stored under ``out``; returns one row per point
     (``program``, ``seed``, ``folder``, ``resumed`` and the record). ``run_one(program,
-    config, folder)`` runs one and writes its ``result.json`` (the CLI's ``trace_record``)."""
+    config, seed, folder)`` runs one with ``overrides`` (config keys set on every run) and
+    writes its ``result.json`` (the CLI's ``trace_record``)."""
     rows = []
     for run, seed in grid.points():
-        config = load_trace_config(run.config, {"seed": seed})
+        config = load_trace_config(run.config, {**(overrides or {}), "seed": seed})
         folder = run_folder(out, run.program, seed)
         data = stored(folder, config)
         if data is None:

@@ -6,7 +6,9 @@
 3. train an MLP on those pairs with an L2 loss and Gaussian noise on its inputs
    (:func:`train_mlp`);
 4. put it in the compiled model in place of the compiled MLP; attention, embeddings, halting
-   and the output read-out stay compiled (:func:`run_learned`);
+   and the output read-out stay compiled (:func:`run_learned`), with the attention of
+   ``config.attention`` (:mod:`rasplab.analysis.trace_attention`: by default the one whose
+   heads, like ALTA's, do not move under small errors of the learned MLP);
 5. score it on test inputs by length and by number of ones (:func:`trace_supervise`).
 
 What is learned is ``config.mlp``:
@@ -14,7 +16,11 @@ What is learned is ``config.mlp``:
 * ``"whole"`` (the default, ALTA App. C.1: "train a MLP layer based on these pairs of input
   and output vectors"): :class:`WholeMLP` reads the whole residual vector and produces the
   whole output vector of the sub-layer (``x + net(x)``, every dimension), so position
-  one-hots, numerical variables and head outputs are whatever it learned to write;
+  one-hots, numerical variables and head outputs are whatever it learned to write.
+  Numerical variables enter its input and target vectors multiplied by
+  ``config.numeric_scale`` (and its update is divided by it): with noise 0.1 on the inputs,
+  a raw ``1/20`` cannot be told from ``1/21``; ALTA's released Sum + Modulo program for trace
+  supervision multiplies its numerical variables by 1,000 for this reason;
 * ``"written"`` (narrower): :class:`LearnedMLP` reads every slot of the residual and writes
   only the slots of the variables that some rule writes, as the compiled MLP's output rows do
   (a learned write to a query or key variable, even of 0.01, would move the compiled
@@ -24,7 +30,8 @@ What is learned is ``config.mlp``:
   neighbours), and the head outputs are reset to undefined (zero) after the MLP.
 
 Both are trained alike: the L2 loss between the sub-layer's output on noisy inputs and the
-clean output. Training pairs are deduplicated: the set ``D`` of Appendix B.
+clean output (so the update also removes the noise: the residual connection carries it).
+Training pairs are deduplicated: the set ``D`` of Appendix B.
 
 >>> from rasplab.programs import get_program
 >>> from rasplab.analysis.trace_config import TraceConfig
@@ -44,6 +51,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rasplab.analysis.trace_attention import tolerant_attention
 from rasplab.analysis.trace_config import TraceConfig
 from rasplab.bins import Bin
 from rasplab.compiler import compile_program
@@ -122,6 +130,7 @@ class LearnedMLP(nn.Module):
                 written += list(range(slot.start, slot.stop))
         self.register_buffer("copy", torch.tensor(copy, dtype=torch.long))
         self.register_buffer("written", torch.tensor(written, dtype=torch.long))
+        self.register_buffer("scale", torch.ones(len(written)))  # written dims, unscaled
         self.heads = [i for s in layout.slots if s.head for i in range(s.start, s.stop)]
         n_in = len(copy) + sum(len(c) for _, c, _ in self.buckets)
         act = {"relu": nn.ReLU, "gelu": nn.GELU}[config.activation]
@@ -149,7 +158,9 @@ class LearnedMLP(nn.Module):
 
 
 class WholeMLP(nn.Module):
-    """The whole MLP sub-layer learned: ``x + net(x)`` over every residual dimension.
+    """The whole MLP sub-layer learned: ``x + net(S x) / S`` over every residual dimension,
+    where ``S`` is ``config.numeric_scale`` on the value dim of each numerical variable (and
+    of each numerical head output) and 1 elsewhere.
 
     >>> from rasplab.programs import get_program
     >>> from rasplab.compiler import compile_program
@@ -165,6 +176,11 @@ class WholeMLP(nn.Module):
         every = torch.arange(layout.width, dtype=torch.long)
         self.register_buffer("copy", every)
         self.register_buffer("written", every.clone())
+        scale = torch.ones(layout.width)
+        for slot in layout.slots:
+            if slot.kind == "numerical":
+                scale[slot.start] = config.numeric_scale
+        self.register_buffer("scale", scale)
         act = {"relu": nn.ReLU, "gelu": nn.GELU}[config.activation]
         layers: list[nn.Module] = []
         for k in range(config.hidden_layers):
@@ -174,21 +190,23 @@ class WholeMLP(nn.Module):
         self.net = nn.Sequential(*layers)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
-        """``[N, D]``: the residual itself (nothing is read out by compiled parts)."""
-        return x
+        """``[N, D]``: the residual itself, numerical dims scaled (nothing is read out by
+        compiled parts)."""
+        return x * self.scale
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The residual after the MLP sub-layer, for residual rows ``x`` ``[N, D]``."""
-        return x + self.net(x)
+        return x + self.net(self.features(x)) / self.scale
 
 
 def train_mlp(
     mlp: LearnedMLP | WholeMLP, inputs: np.ndarray, outputs: np.ndarray, config: TraceConfig
 ) -> float:
     """Fit ``mlp`` to the pairs: L2 between the sub-layer's output on noisy inputs and the
-    clean output, on the written dims; returns the final mean squared error without noise."""
+    clean output, on the written dims (numerical dims scaled as ``mlp`` reads them); returns
+    the final mean squared error without noise, in those scaled units."""
     x = torch.tensor(inputs, dtype=torch.float32)
-    target = torch.tensor(outputs - inputs, dtype=torch.float32)[:, mlp.written]
+    target = torch.tensor(outputs - inputs, dtype=torch.float32)[:, mlp.written] * mlp.scale
     feats = mlp.features(x)
     # the noise on a written dim's input is also on the residual the MLP's update is added to:
     # the target is the clean output, so the MLP learns to remove it (robust to drift)
@@ -284,6 +302,8 @@ def trace_supervise(entry: LibraryProgram, config: TraceConfig) -> TraceResult:
     test_bin = entry.check_lengths(config.test_lengths)
     entry.check_lengths(config.train_lengths)
     model = compile_program(program)
+    if config.attention == "tolerant":
+        model = tolerant_attention(model)
     train, _ = entry.inputs(config.train_lengths, config.train_samples, config.seed, "train")
     test, _ = entry.inputs(config.test_lengths, config.test_samples, config.seed, "test")
     inputs, outputs = mlp_pairs(program, model.layout, [entry.encode(x) for x in train])
