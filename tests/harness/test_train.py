@@ -168,3 +168,12 @@ def test_corrupt_checkpoint_is_a_clear_error(tiny, tmp_path):
 def test_bins_the_task_cannot_fill_are_rejected(tiny):
     with pytest.raises(RasplabError, match="no examples"):
         train(_config(tiny, eval={"size": 8, "bins": ["2-2"]}))  # toy_majority has odd lengths only
+
+
+def test_the_progress_bar_shows_the_run_steps_and_loss(tiny, capsys):
+    result = train(_config(tiny), progress=True)
+    err = capsys.readouterr().err
+    config = _config(tiny)
+    assert f"train {config.task} {config.variant} seed {config.seed}" in err
+    assert f"{result.steps}/{config.train.steps}" in err
+    assert f"loss {result.curves[-1]['loss']:.4f}" in err
