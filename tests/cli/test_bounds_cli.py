@@ -89,6 +89,10 @@ def test_margin_json(capsys, tiny):
     assert code == 0 and {"gamma", "L", "delta", "tau", "predicted_N"} <= set(q)
     assert q["gamma"] == pytest.approx(summary["curves"][0]["gamma"]) and q["tau"] == 0
     assert 1 <= q["delta"] <= 80 and q["L"] > 0
+    code, text, _ = cli(capsys, "bounds", "margin", run_dir)
+    keys = ("gamma", "L", "delta", "tau", "predicted_N", "log2_predicted_N")
+    assert code == 0 and [line.split()[0] for line in text.splitlines()] == list(keys)
+    assert text.splitlines()[3] == f"{'tau':18} 0"
 
 
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path):

@@ -174,6 +174,8 @@ def test_cli_writes_markdown_csv_png_and_prints_json(store, tmp_path, capsys):
     ]
     assert (out_dir / "crasp_table.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| aa_star | APE |" in (out_dir / "crasp_table.md").read_text()
+    code, printed, _ = cli(capsys, "crasp", "table", "--db", str(db), "--config", str(config))
+    assert code == 0 and printed == (out_dir / "crasp_table.md").read_text()
 
 
 @pytest.mark.parametrize(
