@@ -153,6 +153,11 @@ def test_verify_exits_1_on_disagreement(capsys, monkeypatch):
         report["first_divergence"]["variable"] == "parity"
         and report["first_divergence"]["layer"] == 1
     )
+    args = ("verify", "parity_sequential_relative", "--lengths", "2-2", "--samples", "4")
+    code, text, _ = cli(capsys, *args)
+    lines = text.splitlines()
+    assert code == 1 and lines[0].startswith(f"{report['agree']} of {report['total']} inputs agree")
+    assert lines[1] == f"first divergence: {json.dumps(report['first_divergence'])}"
 
 
 def test_run_compiled_matches_the_interpreter(capsys, tmp_path):
