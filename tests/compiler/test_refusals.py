@@ -109,3 +109,15 @@ def test_a_program_that_does_not_halt_is_an_error_as_in_the_interpreter():
     model = compile_program(entry.program())
     with pytest.raises(RasplabError, match="did not halt within 3 layers"):
         run_compiled(model, [entry.encode("1 0 1 1 1")], max_layers=3)
+
+
+def test_a_bad_maximum_length_or_a_position_value_failing_at_0_is_refused():
+    p = program({"tok": input_var(2), "out": var(2)}, {}, [], "out", 2, max_layers=1)
+    with pytest.raises(RasplabError, match="^max_length must be a positive int, got 0$"):
+        compile_program(p, max_length=0)
+    broken = position_var(4, lambda i: 1 // i)  # fails at position 0
+    q = program({"pos": broken, "out": var(2)}, {}, [], "out", 2, max_layers=1)
+    with pytest.raises(
+        RasplabError, match="^position-initialised variable 'pos' fails at position"
+    ):
+        compile_program(q)
