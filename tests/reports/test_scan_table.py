@@ -82,3 +82,15 @@ def test_paper_brackets_quote_table5_where_it_has_a_value():
         markdown(rows, paper=True).splitlines()[-1]
         == "| mcd2 | no | relative | 5.0 (13) | 1.0 (-) |"
     )
+
+
+def test_out_writes_the_printed_table_and_paper_names_its_brackets(tmp_path, capsys):
+    db = _stored_scan_run(tmp_path, {"1-9": 0.5}, {"1-9": 4})
+    out = tmp_path / "table.md"
+    assert main(["--db", str(db), "--paper", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Test split, whole-sequence accuracy (%); in brackets the seed's")
+    assert (
+        out.read_text() == printed
+        and sorted(p.name for p in tmp_path.iterdir()).count("table.md") == 1
+    )
