@@ -7,6 +7,8 @@ EXTRAS ?= dev,interp,browser
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
+# pytest-xdist workers for `make test` / `make coverage`: one per CPU core (each single-threaded).
+TEST_WORKERS ?= auto
 
 .PHONY: demo test coverage lint format bench clean
 
@@ -20,15 +22,16 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 # The same test run as `make test`, under coverage.py (line coverage of src/rasplab, CLI and
-# worker subprocesses included; settings in pyproject.toml). Costs ~2.4x the CPU of `make test`
-# on Python 3.11 (no sys.monitoring core there), so CI runs it instead of `make test`.
+# worker subprocesses included, the pytest-xdist workers too; settings in pyproject.toml). Costs
+# ~2.4x the CPU of `make test` on Python 3.11 (no sys.monitoring core there), so CI runs it
+# instead of `make test`.
 coverage: export COVERAGE_FILE = $(CURDIR)/.coverage
 coverage: $(STAMP)
 	$(BIN)/python -m coverage erase
-	$(BIN)/python -m coverage run -m pytest -q
+	$(BIN)/python -m coverage run -m pytest -q -n $(TEST_WORKERS)
 	$(BIN)/python -m coverage combine -q
 	$(BIN)/python -m coverage report --sort=cover
 	@echo "line coverage (total): $$($(BIN)/python -m coverage report --format=total)%"
