@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 import torch
 
 from rasplab.compiler import compile_program, run_compiled
 from rasplab.errors import RasplabError
-from rasplab.lang import Rule, input_var, numeric_var, position_var, program, qkv, var
+from rasplab.lang import (
+    Rule,
+    input_var,
+    numeric_var,
+    position_var,
+    program,
+    qkv,
+    set_var,
+    var,
+)
 from rasplab.programs import get_program
 
 
@@ -121,3 +131,38 @@ def test_a_bad_maximum_length_or_a_position_value_failing_at_0_is_refused():
         RasplabError, match="^position-initialised variable 'pos' fails at position"
     ):
         compile_program(q)
+
+
+def _edited(**changes):
+    """A valid program with parts swapped in afterwards (``dataclasses.replace`` skips the
+    language's checks, so the compiler's own guard must catch them)."""
+    variables = {
+        "tok": input_var(2),
+        "out": var(2),
+        "n": numeric_var(values=(0.0, 1.0)),
+        "s": set_var(2, values=(frozenset(), frozenset({0}))),
+    }
+    p = program(variables, {}, [], "out", 2, max_layers=1)
+    return dataclasses.replace(p, **changes)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"heads": {"h": qkv("g", "tok", "tok")}}, "head 'h' reads a head output or an unknown"),
+        ({"heads": {"h": qkv("n", "tok", "tok")}}, "query 'n' must be categorical or set and key"),
+        ({"heads": {"h": qkv("tok", "tok", "s")}}, "set variable 's' cannot be an attention value"),
+        (
+            {"rules": (Rule((("out", 0), ("tok", 7)), "out", 0, 1),)},
+            "tok == 7, outside its range 2",
+        ),
+        (
+            {"rules": (Rule((("s", frozenset()),), "s", frozenset(), frozenset({5})),)},
+            "writes a set outside the range of 's'",
+        ),
+        ({"output": "n"}, "output variable 'n' must be an ordinary categorical variable"),
+    ],
+)
+def test_the_compiler_guards_against_programs_edited_past_the_checks(changes, message):
+    with pytest.raises(RasplabError, match=re.escape(message)):
+        compile_program(_edited(**changes))
