@@ -65,8 +65,6 @@ def test_head_output_narrower_than_its_value_is_refused():
 
 
 def test_set_variable_as_attention_value_is_refused_by_the_program():
-    from rasplab.lang import set_var
-
     with pytest.raises(RasplabError, match="set variable 's' cannot be an attention value"):
         program(
             {"tok": input_var(2), "s": set_var(2), "out": var(2)},
