@@ -7,9 +7,9 @@ of 16, 32 or 64). Everything else, and every CPU run, takes the pure-PyTorch pat
 
 The kernel calls themselves are untested here: the machines this was written on have no GPU.
 ``tests/models`` holds ``@pytest.mark.gpu`` tests comparing these kernels with the pure path;
-they are skipped without CUDA. Code that can only run on a GPU is marked ``# gpu-only``, which
-the line-coverage figure leaves out (pyproject's ``[tool.coverage.report]``); the choice of
-path (:func:`usable`) and the layout change are tested on the CPU.
+they are skipped without CUDA. Code that can only run on a GPU carries a ``gpu-only``
+comment, which the line-coverage figure leaves out (pyproject's ``[tool.coverage.report]``);
+the choice of path (:func:`usable`) and the layout change are tested on the CPU.
 
 >>> usable(torch.zeros(1), None)  # a CPU tensor never takes a kernel
 False
