@@ -35,6 +35,7 @@ from safetensors.torch import save_file
 from rasplab.compiler.layout import Layout
 from rasplab.compiler.model import CompiledTransformer
 from rasplab.compiler.modelspec import check_digest, check_spec_types, spec_digest
+from rasplab.compiler.structure import check_structure
 from rasplab.errors import RasplabError
 from rasplab.files import (
     check_model_folder,
@@ -64,6 +65,7 @@ SPEC_KEYS = (
     "name",
     "layout",
     "variables",
+    "heads",
     "head_offsets",
     "head_groups",
     "causal",
@@ -171,6 +173,7 @@ def _check(spec: dict, tensors: dict[str, torch.Tensor], where: str, weights: Pa
             (idx.min() < 0) or (idx[0].max() >= shape[0]) or (idx[1].max() >= shape[1])
         ):
             raise RasplabError(f"{where}: mlp{k} indices fall outside its shape {shape}")
+    check_structure(spec, tensors, where)
     for name, t in tensors.items():
         if t.is_floating_point() and not torch.isfinite(t).all():
             raise RasplabError(f"{where}: {name} holds non-finite values")

@@ -37,6 +37,9 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+_ROLES = ("query", "key", "value")
+
+
 def _str_list(v) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
@@ -61,6 +64,16 @@ CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
             )
         ),
         "a list of null or integer lists",
+    ),
+    "heads": (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(h, dict) and all(isinstance(h.get(r), str) for r in _ROLES)
+                for h in v.values()
+            )
+        ),
+        "an object of heads, each with query, key and value variable names",
     ),
     "head_groups": (
         lambda v: isinstance(v, list) and all(_str_list(g) for g in v),
