@@ -20,7 +20,7 @@ class ToyMajority(Task):
     train_bin = Bin(1, 9)
     test_bins = (Bin(1, 9), Bin(10, 16))
 
-    def has_length(self, length: int) -> bool:
+    def allows_length(self, length: int) -> bool:
         return length % 2 == 1
 
     def max_tokens(self, length):

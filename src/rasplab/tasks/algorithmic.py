@@ -123,7 +123,7 @@ class BinaryMajorityInterleave(AlgorithmicTask):
     min_length = 3
     answer_len = 3
 
-    def has_length(self, length: int) -> bool:
+    def allows_length(self, length: int) -> bool:
         """Only multiples of 3."""
         return length % 3 == 0
 

@@ -106,7 +106,7 @@ class Task(ABC):
     """A benchmark task: fixed vocabulary, a length definition, bins and seeded sampling.
 
     Subclasses set the class attributes and implement :meth:`sample` (the reference
-    semantics); most also override :meth:`has_length`, :meth:`max_tokens`, and for speed
+    semantics); most also override :meth:`allows_length`, :meth:`max_tokens`, and for speed
     :meth:`sample_many` (a vectorized batch sampler with the same distribution). Finite
     families override :meth:`exhaustive` (all examples of a small bin) or :meth:`stream`.
     Hooks for ``rasplab data``: :meth:`record` (the JSON record), :meth:`text` (one text
@@ -211,7 +211,25 @@ class Task(ABC):
         return out
 
     def has_length(self, length: int) -> bool:
-        """Whether some example has exactly this length (override for periodic languages)."""
+        """Whether some example has exactly this length: an integer from :attr:`min_length`
+        to :attr:`max_length` (if any) that the family allows (:meth:`allows_length`).
+        Families override :meth:`allows_length`, never this, so the bounds hold for all.
+
+        >>> task = get_task("tomita1")
+        >>> [task.has_length(n) for n in (-1, 0, 1, 2)]
+        [False, False, True, True]
+        """
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+            return False
+        if length < self.min_length:
+            return False
+        if self.max_length is not None and length > self.max_length:
+            return False
+        return self.allows_length(int(length))
+
+    def allows_length(self, length: int) -> bool:
+        """The family's own rule for a length within the bounds (override for periodic
+        languages: only odd lengths, only multiples of 3, ...)."""
         return True
 
     def default_bin(self, split: str) -> Bin:

@@ -174,7 +174,7 @@ class ModularArithmeticSimple(ChomskyTask):
     symbols = (*DIGITS, "+", "-", "*")
     answer_symbols = DIGITS
 
-    def has_length(self, length: int) -> bool:
+    def allows_length(self, length: int) -> bool:
         """Only odd lengths: digit, then operator-digit pairs."""
         return length % 2 == 1
 

@@ -241,7 +241,7 @@ class LanguageTask(Task):
         """Every next-symbol set of the language, sorted (fixed, never built per string)."""
         return self.automaton.classes
 
-    def has_length(self, length: int) -> bool:
+    def allows_length(self, length: int) -> bool:
         """Whether the language has a string of this length."""
         return self.automaton.count(length) > 0
 
