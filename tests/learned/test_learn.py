@@ -3,6 +3,8 @@ accuracy, the length-generalization plot."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -51,3 +53,26 @@ def test_plot_by_length_writes_a_png(tmp_path):
     ]
     path = plot_by_length(rows, tmp_path / "p.png")
     assert path.read_bytes()[:4] == b"\x89PNG" and [p.name for p in tmp_path.iterdir()] == ["p.png"]
+
+
+@pytest.mark.parametrize("tested", [False, True])
+def test_plot_by_length_draws_a_legend_only_for_lines(tmp_path, tested):
+    """A tiny sweep's rows test no length past training (no ``by_length``): no legend, hence
+    no matplotlib "No artists with labels" warning; with lines, one legend entry per line."""
+    from rasplab.plotting import plt
+
+    rows = [{"task": "rasp_hist", "trained_up_to": 7, "by_length": {}}]
+    if tested:
+        rows.append({"task": "rasp_sort", "trained_up_to": 7, "by_length": {"8": {"model": 1.0}}})
+    captured = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(plt, "close", lambda fig=None: captured.setdefault("fig", fig))
+            plot_by_length(rows, tmp_path / "p.png")
+    legend = captured["fig"].axes[0].get_legend()
+    plt.close(captured["fig"])
+    assert (legend is not None) == tested
+    if tested:
+        assert [t.get_text() for t in legend.get_texts()] == ["rasp_sort (n=7)"]
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"

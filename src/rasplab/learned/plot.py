@@ -26,11 +26,13 @@ def by_length_series(rows: list[dict]) -> dict[str, dict[int, list[float]]]:
 
 
 def plot_by_length(rows: list[dict], path: str | Path) -> Path:
-    """Write the PNG (atomically) and return its path."""
+    """Write the PNG (atomically) and return its path. A legend only when there are lines (a
+    sweep whose runs tested no length past training gives an empty plot saying so)."""
     from rasplab.plotting import plt, save_figure  # start-up time: matplotlib
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, points in sorted(by_length_series(rows).items()):
+    series = by_length_series(rows)
+    for label, points in sorted(series.items()):
         xs = sorted(points)
         means = [statistics.fmean(points[x]) for x in xs]
         sds = [statistics.stdev(points[x]) if len(points[x]) > 1 else 0.0 for x in xs]
@@ -40,7 +42,10 @@ def plot_by_length(rows: list[dict], path: str | Path) -> Path:
     ax.set_title("discretised model (= program), past the training length", fontsize=9)
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    if series:
+        ax.legend(fontsize=8)
+    else:  # a sweep that tested no length past training: an empty plot that says so
+        ax.text(0.5, 0.5, "no test lengths past the training length", ha="center", va="center")
     fig.tight_layout()
     path = Path(path)
     save_figure(fig, path, dpi=120, tight=False)
