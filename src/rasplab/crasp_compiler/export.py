@@ -8,7 +8,9 @@ over the spec and the weights, so that an edited field (``max_length``, ``dtype`
 written into a hidden folder beside the target, which is swapped in whole when complete, so
 an error leaves nothing behind and an earlier model there is replaced in one step; a folder
 holding other files is refused (replacing it would delete them). Loading never unpickles
-anything; an inconsistent folder is one :class:`~rasplab.errors.RasplabError` line.
+anything; the spec is checked against itself and the weights
+(:mod:`rasplab.crasp_compiler.structure`), and an inconsistent folder is one
+:class:`~rasplab.errors.RasplabError` line.
 
 >>> import tempfile, torch
 >>> from rasplab.crasp.library import program
@@ -33,6 +35,7 @@ from safetensors.torch import save_file
 from rasplab.compiler.modelspec import check_digest, spec_digest
 from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
+from rasplab.crasp_compiler.structure import check_saved
 from rasplab.errors import RasplabError
 from rasplab.files import check_model_folder, publish, read_model_dir, replace_dir, temp_dir
 
@@ -90,7 +93,10 @@ def load_compiled(directory: str | Path, program: CraspProgram | None = None) ->
             ).coalesce()
         tensors.update(flat)
         spec.pop("format")
+        check_saved(spec, tensors, repr(where))
         model = CraspTransformer(spec, tensors)
+    except RasplabError:  # already one line naming the field
+        raise
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise RasplabError(
             f"model in {where!r} is inconsistent: {type(err).__name__}: {err}"
