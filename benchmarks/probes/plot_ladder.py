@@ -108,7 +108,7 @@ def draw(data: dict, runs: list[dict], out: str) -> None:
         ax.set_xticks([1, 2, 4], ["x1", "x2", "x4"])
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="best")
     axes[0][0].set_ylabel("longer bins, mean accuracy (%)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
