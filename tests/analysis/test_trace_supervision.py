@@ -193,3 +193,12 @@ def test_config_rejects_bad_values_and_keys(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("steps: 7\nhidden_layers: 4\n")
     assert (load_trace_config(path).steps, load_trace_config(path).hidden_layers) == (7, 4)
+
+
+def test_tolerant_attention_is_refused_where_a_head_selects_several_positions():
+    """sort_unique's categorical heads select more than one position on its own inputs: the
+    tolerant attention would read a mean where the traces say "undefined", so it is refused
+    (before any training) and the exact attention named."""
+    config = TraceConfig(train_lengths="1-6", test_lengths="1-8", train_samples=8, steps=1)
+    with pytest.raises(RasplabError, match="'sort_unique' reads at layer 0.*attention: exact"):
+        trace_supervise(get_program("sort_unique"), config)

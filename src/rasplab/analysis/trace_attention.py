@@ -20,7 +20,8 @@ halved, so one selected position still reads ``one-hot/2, mass 1/2`` and none re
 exactly the vectors of the traces. Where a categorical head selects two or more positions it
 reads their mean (halved) instead of "undefined": the construction is for programs whose
 categorical heads select at most one position, as the parity programs' heads do (one
-relative offset; unique absolute positions); the tests check it on them.
+relative offset; unique absolute positions); :func:`check_tolerant` checks it on a
+program's own inputs and refuses the tolerant attention where a head would read otherwise.
 
 >>> import torch
 >>> from rasplab.programs import get_program
@@ -39,7 +40,10 @@ True
 
 from __future__ import annotations
 
-from rasplab.compiler.model import CompiledTransformer
+import torch
+
+from rasplab.compiler.model import CompiledTransformer, valid_mask
+from rasplab.errors import RasplabError
 
 
 def tolerant_attention(model: CompiledTransformer) -> CompiledTransformer:
@@ -51,3 +55,36 @@ def tolerant_attention(model: CompiledTransformer) -> CompiledTransformer:
     tensors["sink"][categorical] = match / 2
     tensors["W_O"][categorical] *= 0.5
     return CompiledTransformer(model.spec, tensors)
+
+
+def check_tolerant(
+    exact: CompiledTransformer,
+    tolerant: CompiledTransformer,
+    tokens: torch.Tensor,
+    lengths: torch.Tensor,
+    layers: int,
+    name: str,
+) -> None:
+    """Refuse ``tolerant`` for program ``name`` unless, on the inputs ``tokens`` ``[B, T]``,
+    every layer's attention writes the same residual as ``exact``'s (the exact model's own
+    MLP between layers): a categorical head selecting two or more positions would otherwise
+    read their mean where the traces say "undefined".
+
+    >>> from rasplab.programs import get_program
+    >>> from rasplab.compiler import compile_program
+    >>> exact = compile_program(get_program("parity_sequential_relative").program())
+    >>> check_tolerant(exact, tolerant_attention(exact), torch.tensor([[2, 1, 0]]),
+    ...                torch.tensor([3]), 4, "parity_sequential_relative")
+    """
+    x = exact.embed(tokens, lengths).float()
+    mask = valid_mask(lengths, tokens.shape[1])
+    for layer in range(layers):
+        after = exact.attend_(x.clone())
+        if not torch.allclose(tolerant.attend_(x.clone()), after, atol=1e-4):
+            raise RasplabError(
+                f"trace.attention 'tolerant' changes what a head of {name!r} reads at layer "
+                f"{layer} (a categorical head selects more than one position); use "
+                "trace.attention: exact"
+            )
+        exact.mlp_(after)
+        x = after.mul_(mask)

@@ -51,7 +51,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rasplab.analysis.trace_attention import tolerant_attention
+from rasplab.analysis.trace_attention import check_tolerant, tolerant_attention
 from rasplab.analysis.trace_config import TraceConfig
 from rasplab.bins import Bin
 from rasplab.compiler import compile_program
@@ -293,6 +293,21 @@ def _counts(text: str) -> tuple[int, int]:
     return len(bits), sum(b == "1" for b in bits)
 
 
+def _tolerant(
+    model: CompiledTransformer, entry: LibraryProgram, ids: list, max_layers: int
+) -> CompiledTransformer:
+    """The tolerant attention of ``model``, checked on the training inputs ``ids`` to read
+    what the exact attention reads (:func:`check_tolerant`)."""
+    tolerant = tolerant_attention(model)
+    lengths = torch.tensor([len(s) for s in ids], dtype=torch.long)
+    tokens = torch.zeros((len(ids), max(1, int(lengths.max()))), dtype=torch.long)
+    for r, s in enumerate(ids):
+        tokens[r, : len(s)] = torch.as_tensor(list(s), dtype=torch.long)
+    layers = min(max_layers, tokens.shape[1] + 2)
+    check_tolerant(model, tolerant, tokens, lengths, layers, entry.name)
+    return tolerant
+
+
 def trace_supervise(entry: LibraryProgram, config: TraceConfig) -> TraceResult:
     """Train ``entry``'s MLP from traces and score the assembled model (module docstring)."""
     start = time.perf_counter()
@@ -302,9 +317,9 @@ def trace_supervise(entry: LibraryProgram, config: TraceConfig) -> TraceResult:
     test_bin = entry.check_lengths(config.test_lengths)
     entry.check_lengths(config.train_lengths)
     model = compile_program(program)
-    if config.attention == "tolerant":
-        model = tolerant_attention(model)
     train, _ = entry.inputs(config.train_lengths, config.train_samples, config.seed, "train")
+    if config.attention == "tolerant":
+        model = _tolerant(model, entry, [entry.encode(x) for x in train], program.max_layers)
     test, _ = entry.inputs(config.test_lengths, config.test_samples, config.seed, "test")
     inputs, outputs = mlp_pairs(program, model.layout, [entry.encode(x) for x in train])
     torch.manual_seed(int(torch_generator(config.seed, "mlp-init").initial_seed()))
