@@ -4,6 +4,8 @@
 batch through a *runner* (a callable ``(token-id batch, trace) -> BatchRun``) and decodes the
 task-level answers. The interpreter, a freshly compiled model (``--compiled``) and a saved
 compiled model (``--model DIR``) are the runners; each returns a :class:`rasplab.lang.BatchRun`.
+RASP programs (``lib:NAME``, an SOp in a file) and saved RASP models (``--model DIR`` holding
+one) run through :func:`run_rasp` instead.
 """
 
 from __future__ import annotations
@@ -82,6 +84,22 @@ def load_model_entry(directory: str, name: str | None):
     if saved is None and name is None:
         return model, token_entry(None, model.spec["name"], model.spec["input_range"])
     return model, resolve_program(name or saved)
+
+
+def saved_rasp_model(directory: str, name: str | None):
+    """The saved RASP model in ``directory`` (``rasplab run --model DIR``), loaded, or None
+    when the folder holds another kind of model (the ALTA loader then reads it)."""
+    # start-up time: the RASP compiler imports torch
+    from rasplab.rasp_compiler.load import is_saved_rasp, load_model
+
+    if not is_saved_rasp(directory):
+        return None
+    if name is not None:
+        raise RasplabError(
+            f"{directory!r} holds a saved RASP model, which runs without a program NAME; "
+            "give --model DIR alone"
+        )
+    return load_model(directory)
 
 
 def read_inputs(text: str | None, path: Path | None) -> list[str]:
@@ -187,7 +205,7 @@ def run_command(
         None,
         "--model",
         metavar="DIR",
-        help="Run a compiled model saved by `rasplab compile --out DIR`.",
+        help="Run a compiled model saved by `rasplab compile --out DIR` (ALTA or RASP).",
     ),
     vocab: str = RASP_VOCAB,
     max_seq_len: int = RASP_MAX_SEQ_LEN,
@@ -197,6 +215,9 @@ def run_command(
     from rasplab.programs.loading import resolve_program  # start-up time: numpy
 
     rasp_model = rasp_target(None if model_dir else name, vocab, max_seq_len)
+    saved = None if model_dir is None else saved_rasp_model(model_dir, name)
+    if saved is not None:  # a saved RASP model runs its weights, as --compiled does
+        rasp_model, compiled = saved, True
     if rasp_model is not None:
         extra = {"--tokens": tokens, "--trace": trace or None, "--max-layers": max_layers}
         given = [flag for flag, value in extra.items() if value is not None]

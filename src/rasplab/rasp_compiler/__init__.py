@@ -5,7 +5,9 @@ frozen torch module in four steps (:func:`~rasplab.rasp_compiler.compile.compile
 :mod:`~rasplab.rasp_compiler.plan` (value sets, refusals, sub-layers),
 :mod:`~rasplab.rasp_compiler.weights` (residual layout, heads, MLPs, float error bounds),
 :mod:`~rasplab.rasp_compiler.model` (the torch module) and the Tracr-shaped wrapper; it saves
-models (:mod:`~rasplab.rasp_compiler.export`) and checks them against the RASP evaluator
+models (:mod:`~rasplab.rasp_compiler.export`), loads them back without the program
+(:mod:`~rasplab.rasp_compiler.load`, through the interface both share:
+:mod:`~rasplab.rasp_compiler.wrapper`) and checks them against the RASP evaluator
 (:mod:`~rasplab.rasp_compiler.verify`).
 
 Tracr's users reach it through Tracr's import path, ``from rasplab.rasp import compiling``

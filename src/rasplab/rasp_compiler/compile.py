@@ -8,7 +8,8 @@
 2. :func:`~rasplab.rasp_compiler.weights.build_weights` lays out the residual stream and builds the
    embeddings, heads and MLPs in numpy, bounding float32 error as it goes;
 3. :class:`~rasplab.rasp_compiler.model.RaspTransformer` holds them as a frozen ``torch.nn.Module``;
-4. :class:`CompiledRasp` wraps it with Tracr's interface: ``apply(["BOS", ...]).decoded``,
+4. :class:`CompiledRasp` wraps it with Tracr's interface
+   (:mod:`~rasplab.rasp_compiler.wrapper`, shared with a saved model loaded back): ``apply(["BOS", ...]).decoded``,
    ``model_config``, ``residual_labels``; and decodes *every* SOp, which
    :mod:`rasplab.rasp_compiler.verify` compares with the evaluator.
 
@@ -25,8 +26,7 @@ rasplab.rasp.rasp.RaspError: token 4 at position 1 is not in the vocabulary {1, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -38,132 +38,32 @@ from rasplab.rasp.values import value_order
 from rasplab.rasp_compiler.model import RaspTransformer
 from rasplab.rasp_compiler.plan import Plan, make_plan
 from rasplab.rasp_compiler.weights import Slot, Weights, build_weights
+from rasplab.rasp_compiler.wrapper import ModelConfig, Output, RaspModel, decode_slot
+
+__all__ = ["COMPILER_BOS", "CompiledRasp", "ModelConfig", "Output", "compile_rasp_to_model"]
 
 COMPILER_BOS = "BOS"
 
 
-@dataclass(frozen=True)
-class ModelConfig:
-    """Sizes under Tracr's names (``num_layers`` counts attention + MLP pairs)."""
-
-    num_layers: int
-    num_heads: int
-    key_size: int
-    mlp_hidden_size: int
-    causal: bool
-    layer_norm: bool = False
-
-
-@dataclass
-class Output:
-    """``decoded``: the BOS token then the output SOp's value at every position (None where
-    it has none); ``residuals``: the residual stream ``[1, T, D]`` after every sub-layer."""
-
-    decoded: list
-    residuals: list[torch.Tensor]
-
-
-class CompiledRasp:
-    """A compiled RASP program: the torch module, its layout, and Tracr-style calls."""
+class CompiledRasp(RaspModel):
+    """A compiled RASP program: the torch module, its layout, and Tracr-style calls; decodes
+    every SOp of the program (:meth:`decode`), not only the output."""
 
     def __init__(
         self, plan: Plan, weights: Weights, module: RaspTransformer, bos: str, pad: str | None
     ) -> None:
-        self.plan, self.weights, self.module = plan, weights, module
+        self.plan, self.weights = plan, weights
         self.program: rasp.SOp = plan.program
-        self.bos, self.pad = bos, pad
-        self.vocab = tuple(sorted(plan.vocab, key=value_order))
-        self.token_ids = {t: i for i, t in enumerate(plan.vocab)}
-        self.residual_labels: list[str] = list(weights.labels)
-        heads = [len(x.heads) for x in weights.layers]
-        keys = [max(h.W_Q.shape[1], h.W_V.shape[1]) for x in weights.layers for h in x.heads]
-        mlps = [0 if x.W1 is None else x.W1.shape[1] for x in weights.layers]
-        self.model_config = ModelConfig(
-            num_layers=plan.layers,
-            num_heads=max(heads, default=0) or 1,
-            key_size=max(keys, default=1),
-            mlp_hidden_size=max(mlps, default=0) or 1,
-            causal=plan.causal,
-        )
-
-    def sizes(self) -> dict[str, Any]:
-        """Layers, heads, residual width, MLP width, and parameters counted as Tracr's
-        assembled model counts them (every layer padded to the largest, with biases);
-        ``module_params`` is this module's own count."""
-        c, d = self.model_config, len(self.residual_labels)
-        hk = c.num_heads * c.key_size
-        per_layer = 3 * (d * hk + hk) + (hk * d + d) + (d * c.mlp_hidden_size)
-        per_layer += c.mlp_hidden_size + c.mlp_hidden_size * d + d
-        embed = (len(self.plan.vocab) + 2) * d + (self.plan.max_seq_len + 1) * d
-        return {
-            "layers": c.num_layers,
-            "heads": c.num_heads,
-            "residual_width": d,
-            "mlp_width": c.mlp_hidden_size,
-            "params": embed + c.num_layers * per_layer,
-            "module_params": sum(p.numel() for p in self.module.parameters()),
-            "dtype": str(self.module.token_embed.dtype).replace("torch.", ""),
-        }
-
-    def encode(self, tokens: Sequence[Any]) -> list[int]:
-        """Token ids of ``[BOS, t1, ...]``; refuses a missing BOS or a token outside the vocab."""
-        tokens = list(tokens)
-        if not tokens or tokens[0] != self.bos:
-            raise RaspError(f"the input must start with the BOS token {self.bos!r}: {tokens!r}")
-        n = len(tokens) - 1
-        if n > self.plan.max_seq_len:
-            raise RaspError(
-                f"the input has {n} tokens after BOS; the model was compiled for at most "
-                f"{self.plan.max_seq_len}"
-            )
-        ids = [len(self.plan.vocab)]
-        for i, t in enumerate(tokens[1:], start=1):
-            if self.pad is not None and t == self.pad:
-                ids.append(len(self.plan.vocab) + 1)
-                continue
-            try:
-                ids.append(self.token_ids[t])
-            except (KeyError, TypeError):
-                shown = "{" + ", ".join(map(repr, self.vocab)) + "}"
-                raise RaspError(
-                    f"token {t!r} at position {i} is not in the vocabulary {shown}"
-                ) from None
-        return ids
-
-    def run(self, batch: Sequence[Sequence[int]], residuals: list | None = None) -> torch.Tensor:
-        """The final residual stream ``[B, T, D]`` of equal-length id sequences."""
-        ids = torch.tensor([list(x) for x in batch], dtype=torch.long)
-        pad_id = len(self.plan.vocab) + 1
-        keep = ids != pad_id if self.pad is not None else None
-        with torch.no_grad():
-            return self.module(ids, keep=keep, residuals=residuals)
+        output = weights.slots[id(plan.program)]
+        super().__init__(module, plan.vocab, bos, pad, plan.max_seq_len, weights.labels, output)
 
     def decode(self, x: torch.Tensor, sop: rasp.SOp) -> np.ndarray:
         """Value indices ``[B, T]`` of ``sop`` into its value set (-1: None) from ``x``."""
-        slot = self.weights.slots[id(sop)]
-        part = x[..., slot.start : slot.start + slot.width].double().numpy()
-        if slot.numerical:
-            xs = np.array([float(v) for v in slot.values])
-            return np.abs(part - xs[None, None, :]).argmin(axis=-1)
-        best = part.argmax(axis=-1)
-        return np.where(part.max(axis=-1, initial=0.0) > 0.5, best, -1)
+        return decode_slot(x, self.slot(sop))
 
     def value(self, sop: rasp.SOp, index: int) -> Any:
         """The value with index ``index`` in ``sop``'s value set (None for -1)."""
         return None if index < 0 else self.weights.slots[id(sop)].values[index]
-
-    def apply(self, tokens: Sequence[Any]) -> Output:
-        """Run on ``[BOS, t1, ..., tn]``; ``.decoded`` is Tracr's: BOS, then one value each."""
-        ids = self.encode(tokens)
-        residuals: list[torch.Tensor] = []
-        x = self.run([ids], residuals)
-        codes = self.decode(x, self.program)[0]
-        decoded = [self.bos] + [self.value(self.program, int(c)) for c in codes[1:]]
-        if self.pad is not None:
-            decoded = [
-                self.pad if i == len(self.plan.vocab) + 1 else d for i, d in zip(ids, decoded)
-            ]
-        return Output(decoded, residuals)
 
     def slot(self, sop: rasp.SOp) -> Slot:
         """Where ``sop`` lives in the residual stream."""

@@ -1,6 +1,7 @@
 """``rasplab rasp compile PROGRAM``: compile a RASP program and print its sizes as Tracr
 reports them (layers, heads, residual width, MLP width, parameters) and the dtype; ``--out
-DIR`` also saves the weights (``model.safetensors``) and the residual labels (``model.json``)."""
+DIR`` also saves the model (``model.safetensors`` + ``model.json``), which ``rasplab run
+--model DIR`` runs."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ def print_compiled(model, out: str | None) -> None:
     ``rasplab compile``)."""
     sizes = model.sizes()
     if out is not None:
-        # start-up time: torch
         # start-up time: torch and safetensors
         from rasplab.rasp_compiler.export import save_model
 
