@@ -299,3 +299,39 @@ def read_model_dir(directory: str | Path, spec_name: str, weights_name: str) -> 
             f"cannot read the model in {where!r}: {str(err).splitlines()[0]}"
         ) from err
     return spec, tensors
+
+
+def write_model_dir(
+    out: str | Path,
+    spec: dict,
+    tensors: dict,
+    names: tuple[str, str],
+    digest,
+    indent: int | None = None,
+) -> None:
+    """Write a saved model to the folder ``out`` (its parent must exist): the ``tensors`` as
+    safetensors and ``spec`` as JSON (``names``: weights file, spec file), with
+    ``spec["digest"] = digest(spec, weights_path)``, in a temporary folder put in place in one
+    step (an earlier model there replaced); a failure is one error line and leaves nothing."""
+    # start-up time: rasplab --help imports this module; safetensors.torch loads torch
+    from safetensors import SafetensorError
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    weights, spec_name = names
+    try:
+        tmp = temp_dir(out)
+    except OSError as err:
+        raise RasplabError(f"cannot write to {str(out)!r}: {err.strerror or err}") from err
+    try:
+        save_file(tensors, str(tmp / weights))
+        spec["digest"] = digest(spec, tmp / weights)
+        (tmp / spec_name).write_text(json.dumps(spec, indent=indent), encoding="utf-8")
+        for name in names:  # the usual file mode (safetensors writes owner-only)
+            publish(tmp / name, tmp / name)
+        replace_dir(tmp, out)
+    except (OSError, SafetensorError) as err:  # safetensors reports I/O errors as its own
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise RasplabError(f"cannot write the model to {str(out)!r}: {reason}") from err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -8,11 +8,11 @@ import errno
 import json
 
 import pytest
+import safetensors.torch
 from safetensors.torch import load_file, save_file
 
 from rasplab.compiler.modelspec import spec_digest
 from rasplab.crasp.library import program
-from rasplab.crasp_compiler import export
 from rasplab.crasp_compiler.compile import compile_program
 from rasplab.crasp_compiler.export import load_compiled, save_compiled
 from rasplab.errors import RasplabError
@@ -64,7 +64,7 @@ def test_a_failed_write_leaves_nothing_behind(model, tmp_path, monkeypatch):
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(export, "save_file", full_disk)
+    monkeypatch.setattr(safetensors.torch, "save_file", full_disk)  # files.write_model_dir
     with pytest.raises(
         RasplabError, match="cannot write the model to .*: No space left on device$"
     ):

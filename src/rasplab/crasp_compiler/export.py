@@ -24,20 +24,16 @@ anything; the spec is checked against itself and the weights
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import save_file
 
 from rasplab.compiler.modelspec import check_digest, spec_digest
 from rasplab.crasp.ir import CraspProgram
 from rasplab.crasp_compiler.model import CraspTransformer
 from rasplab.crasp_compiler.structure import check_saved
 from rasplab.errors import RasplabError
-from rasplab.files import check_model_folder, publish, read_model_dir, replace_dir, temp_dir
+from rasplab.files import check_model_folder, read_model_dir, write_model_dir
 
 FORMAT = "rasplab-crasp-compiled/1"
 WEIGHTS, SPEC = "model.safetensors", "model.json"
@@ -59,20 +55,9 @@ def save_compiled(model: CraspTransformer, directory: str | Path) -> Path:
     parent = out.parent if str(out.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_dir(out)
     except OSError as err:
         raise RasplabError(f"cannot write to {str(out)!r}: {err.strerror or err}") from err
-    try:
-        save_file(flat, str(tmp / WEIGHTS))
-        spec["digest"] = spec_digest(spec, tmp / WEIGHTS)
-        (tmp / SPEC).write_text(json.dumps(spec), encoding="utf-8")
-        for f in (WEIGHTS, SPEC):  # the usual file mode (safetensors writes owner-only)
-            publish(tmp / f, tmp / f)
-        replace_dir(tmp, out)
-    except (OSError, SafetensorError) as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RasplabError(f"cannot write the model to {str(out)!r}: {reason}") from err
+    write_model_dir(out, spec, flat, (WEIGHTS, SPEC), spec_digest)
     return out
 
 

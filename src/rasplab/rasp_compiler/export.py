@@ -22,17 +22,12 @@ is replaced in one step; a folder holding other files is refused.
 from __future__ import annotations
 
 import ast
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
-from safetensors import SafetensorError
-from safetensors.torch import save_file
-
 from rasplab.compiler.modelspec import spec_digest
 from rasplab.errors import RasplabError
-from rasplab.files import check_model_folder, publish, replace_dir, temp_dir
+from rasplab.files import check_model_folder, write_model_dir
 from rasplab.rasp import rasp
 from rasplab.rasp.rasp import RaspError
 from rasplab.rasp_compiler.compile import CompiledRasp
@@ -104,18 +99,6 @@ def save_model(model: CompiledRasp, out: str | Path) -> None:
     parent = out.parent if str(out.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_dir(out)
     except OSError as err:
         raise RasplabError(f"cannot write to {str(out)!r}: {err.strerror or err}") from err
-    try:
-        save_file(tensors, str(tmp / WEIGHTS))
-        spec["digest"] = spec_digest(spec, tmp / WEIGHTS)
-        (tmp / SPEC).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
-        for name in (WEIGHTS, SPEC):  # the usual file mode (safetensors writes owner-only)
-            publish(tmp / name, tmp / name)
-        replace_dir(tmp, out)
-    except (OSError, SafetensorError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RasplabError(f"cannot write the model to {str(out)!r}: {reason}") from err
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    write_model_dir(out, spec, tensors, (WEIGHTS, SPEC), spec_digest, indent=1)
