@@ -178,6 +178,18 @@ class Reach:
         bits = self.bits[lines - 2]
         return ((bits & -bits).bit_length(), bits.bit_length()) if bits else None
 
+    def step_counts(self, lines: int) -> list[int]:
+        """Every trace-step count some ``lines``-line program has, in increasing order.
+
+        >>> Reach(block=(1, 2), iterations=(1, 2)).step_counts(5)
+        [2, 3, 4]
+        """
+        if lines < 3:
+            return []
+        self.extend(lines)
+        bits = self.bits[lines - 2]
+        return [s + 1 for s in range(bits.bit_length()) if (bits >> s) & 1]
+
     def draw(self, draws: Draws, lines: Bin, steps: Bin) -> tuple[int, int, list] | None:
         """``(lines, steps, shape)``: lines uniform in ``lines``, a natural shape, conditioned
         on its steps lying in ``steps``; None when no program of those lines can."""

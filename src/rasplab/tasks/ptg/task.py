@@ -12,6 +12,11 @@ trace tokens only (``target_kind`` ``"answer"``), and its length is the number o
   ``90-103``, ``121-142`` and ``172-300`` are exactly ``id_mid``, ``longer_traces_1`` and
   ``longer_traces_2``.
 * Option ``scale="cpu"`` swaps in the CPU-sized split table (``splits.CPU``).
+* The task's lengths are the trace-step counts its program shapes reach (``plan.Reach``):
+  the training splits' own, and every count of the mid programs, which a length outside the
+  training bins is drawn from. Any other length (3 at paper scale, below ``min_length``) is
+  refused with one line. ``max_length`` is the most steps a shape has; near it the
+  4,096-token limit may still leave no program.
 
 >>> task = PTGTask()
 >>> ex = task.dataset("id_short", n=1, seed=0)[0]
@@ -36,6 +41,7 @@ from rasplab.seeding import generator
 from rasplab.tasks.base import Example, Task, register
 from rasplab.tasks.ptg import splits as S
 from rasplab.tasks.ptg.draws import Draws
+from rasplab.tasks.ptg.knobs import Knobs
 from rasplab.tasks.ptg.program import Instance
 from rasplab.tasks.ptg.tokens import SEQUENCE_TOKENS, VOCAB, encode, pack
 
@@ -66,8 +72,6 @@ class PTGTask(Task):
     description = "program trace generation (seed 000): trace a synthetic Python function"
     vocab = VOCAB
     target_kind = "answer"
-    min_length = 2
-    max_length = None
     splits = ("train", "test", *S.SPLIT_NAMES)
 
     def __init__(self, scale: str = "paper") -> None:
@@ -79,7 +83,16 @@ class PTGTask(Task):
         self.bins = [(s, b) for s in self.train_splits for b in s.bins]  # Table 3's 13 bins
         self.train_bin = Bin(min(b.lo for _, b in self.bins), max(b.hi for _, b in self.bins))
         # the trace-step counts each training split can produce (a few isolated ones cannot)
-        self.feasible = {s.name: _feasible_steps(s) for s in self.train_splits}
+        self.feasible = {
+            s.name: _feasible_steps(s.knobs) & set(s.knobs.steps.lengths())
+            for s in self.train_splits
+        }
+        # a length outside the training bins is sampled from the mid programs at any steps,
+        # so the task's lengths are those plus every count the mid programs' shapes reach
+        self.reachable = frozenset(
+            _feasible_steps(self.train_splits[-1].knobs).union(*self.feasible.values())
+        )
+        self.min_length, self.max_length = min(self.reachable), max(self.reachable)
         self.bin_steps = [
             [n for n in b.lengths() if n in self.feasible[s.name]] for s, b in self.bins
         ]
@@ -90,6 +103,15 @@ class PTGTask(Task):
             if not s.train and s.knobs.replace(steps=base.steps) == base
         )
         self.limit = base.max_tokens
+
+    def allows_length(self, length: int) -> bool:
+        """Whether some program the task samples has exactly ``length`` trace steps.
+
+        >>> task = PTGTask()
+        >>> task.min_length, task.has_length(task.min_length), task.has_length(3)
+        (4, True, False)
+        """
+        return length in self.reachable
 
     # -- training ------------------------------------------------------------------
     def draw_lengths(self, rng: np.random.Generator, bin: Bin | str, n: int) -> np.ndarray:
@@ -113,6 +135,8 @@ class PTGTask(Task):
         it at this length; a length outside every training bin uses the mid programs.
         """
         length = int(length)
+        if not self.has_length(length):
+            self.lengths(Bin(length, length))  # the one-line refusal of a length with no programs
         draws = Draws(rng)
         weights = [0.0] * len(self.train_splits)
         for (s, _), ks in zip(self.bins, self.bin_steps):
@@ -209,12 +233,8 @@ def _clip(split: S.Split, bin: Bin | None) -> Bin | None:
     return Bin(max(bin.lo, steps.lo), min(bin.hi, steps.hi))
 
 
-def _feasible_steps(split: S.Split) -> set[int]:
-    """Every trace-step count some program of ``split`` has."""
-    k = split.knobs
-    tables = [k.reach(k.variables.hi, n) for n in k.list_length.lengths()]
-    return {
-        n
-        for n in k.steps.lengths()
-        if any(t.feasible(lines, n) for t in tables for lines in k.lines.lengths())
-    }
+def _feasible_steps(knobs: Knobs) -> set[int]:
+    """Every trace-step count some program shape under ``knobs`` has, whatever its ``steps``
+    knob (the most variables allow every kind of block, so their tables hold all shapes)."""
+    tables = [knobs.reach(knobs.variables.hi, n) for n in knobs.list_length.lengths()]
+    return {n for t in tables for lines in knobs.lines.lengths() for n in t.step_counts(lines)}
