@@ -81,6 +81,24 @@ def _rules(spec):
     spec["rules"] += 1
 
 
+def _ghost_output(spec):
+    """The output renamed to a variable with no dims: the old checks saw only ``variables``."""
+    spec["variables"]["ghost"] = "categorical"
+    spec["output"] = "ghost"
+
+
+def _drop_variable(spec):
+    del spec["variables"]["relative_qk"]
+
+
+def _kind(spec):
+    spec["variables"]["done"] = "numerical"
+
+
+def _reorder(spec):
+    spec["variables"] = dict(reversed(spec["variables"].items()))
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -93,6 +111,10 @@ def _rules(spec):
         (_extra_head, "model.json heads entry 'parity' is not a head output of the layout"),
         (_widths, "model.json mlp_widths [14, 11, 9] do not match the biases mlp_b1..3"),
         (_rules, "rule_units must be 4 int64 entries (model.json rules)"),
+        (_ghost_output, "model.json variables names 'ghost', which is not a layout slot"),
+        (_drop_variable, "model.json variables lacks 'relative_qk', a layout slot"),
+        (_kind, "variables gives 'done' kind 'numerical'; its layout slot is categorical"),
+        (_reorder, "model.json variables are not in the layout's slot order"),
         (lambda s: s.pop("heads"), "is not a rasplab compiled model (missing heads)"),
         (lambda s: s["heads"].update(x=[]), "field 'heads' must be an object of heads"),
     ],
@@ -135,12 +157,18 @@ def test_an_empty_head_group_is_refused(saved):
     check_heads(spec, "m")
 
 
-def test_the_cli_reports_an_edited_spec_in_one_line_with_exit_2(saved, tmp_path, capsys):
-    d = _edited(saved, tmp_path, edit_spec=_unknown_in_group)
+@pytest.mark.parametrize(
+    ("edit", "field"), [(_unknown_in_group, "head_groups"), (_ghost_output, "variables")]
+)
+def test_the_cli_reports_an_edited_spec_in_one_line_with_exit_2(
+    saved, tmp_path, capsys, edit, field
+):
+    d = _edited(saved, tmp_path, edit_spec=edit)
     with pytest.raises(SystemExit) as done:
         main(["run", "--model", str(d), "--input", "1 0 1"])
     err = capsys.readouterr().err
     assert done.value.code == 2 and len(err.strip().splitlines()) == 1 and "'ghost'" in err
+    assert f"model.json {field} " in err
 
 
 @pytest.mark.parametrize("name", ["addition", "scan", "parity_sum_mod_2", ENTRY])

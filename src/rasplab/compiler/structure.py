@@ -1,12 +1,13 @@
-"""A saved model's parts checked against each other: heads, head groups, MLP shapes, rules.
+"""A saved model's parts checked against each other: variables, heads, MLP shapes, rules.
 
 :mod:`rasplab.compiler.modelspec` checks each ``model.json`` field on its own (type, allowed
 values) and the digest; a spec edited by hand and re-digested can still contradict itself or
-its weights: a head group naming a head that does not exist, a head output of the layout with
-no ``heads`` entry, ``mlp_shapes`` that do not chain from the residual width through
-``mlp_widths`` and back. :func:`check_structure` finds these on load, each as one
-:class:`~rasplab.errors.RasplabError` line naming the field, instead of a model that loads and
-then fails deep in a run (or runs wrong).
+its weights: ``variables`` that are not the layout's slots (so ``output`` or ``halt`` could
+name a variable with no dims), a head group naming a head that does not exist, a head output
+of the layout with no ``heads`` entry, ``mlp_shapes`` that do not chain from the residual
+width through ``mlp_widths`` and back. :func:`check_structure` finds these on load, each as
+one :class:`~rasplab.errors.RasplabError` line naming the field, instead of a model that loads
+and then fails deep in a run (or runs wrong).
 
 >>> spec = {"layout": {"width": 3, "slots": [
 ...     {"name": "h", "kind": "categorical", "head": True, "start": 1, "width": 2, "range": 1}]},
@@ -25,6 +26,37 @@ import torch
 
 from rasplab.compiler.layout import Layout
 from rasplab.errors import RasplabError
+
+
+def check_variables(spec: dict, where: str) -> None:
+    """``variables`` names exactly the layout's slots, in slot order, each with its slot's kind.
+
+    >>> spec = {"layout": {"width": 2, "slots": [
+    ...     {"name": "a", "kind": "numerical", "head": False, "start": 1, "width": 1}]},
+    ...     "variables": {"a": "categorical"}}
+    >>> check_variables(spec, "m")
+    Traceback (most recent call last):
+    ...
+    rasplab.errors.RasplabError: m: model.json variables gives 'a' kind 'categorical'; its layout slot is numerical
+    """
+    slots, variables = Layout.from_json(spec["layout"]).slots, spec["variables"]
+    names = [s.name for s in slots]
+    for name in names:
+        if name not in variables:
+            raise RasplabError(f"{where}: model.json variables lacks {name!r}, a layout slot")
+    for name in variables:
+        if name not in names:
+            raise RasplabError(
+                f"{where}: model.json variables names {name!r}, which is not a layout slot"
+            )
+    if list(variables) != names:
+        raise RasplabError(f"{where}: model.json variables are not in the layout's slot order")
+    for s in slots:
+        if variables[s.name] != s.kind:
+            raise RasplabError(
+                f"{where}: model.json variables gives {s.name!r} kind {variables[s.name]!r}; "
+                f"its layout slot is {s.kind}"
+            )
 
 
 def check_heads(spec: dict, where: str) -> None:
@@ -110,6 +142,7 @@ def check_rules_and_heads(spec: dict, tensors: dict[str, torch.Tensor], where: s
 
 def check_structure(spec: dict, tensors: dict[str, torch.Tensor], where: str) -> None:
     """All of the above; the spec's field types and the tensors' presence already checked."""
+    check_variables(spec, where)
     check_heads(spec, where)
     check_mlp(spec, tensors, where)
     check_rules_and_heads(spec, tensors, where)
