@@ -150,6 +150,11 @@ def _drop(key):
         (lambda s: s["sops"][0].pop("values"), None, "field 'sops' entries need"),
         (_set("output", 99), None, "field 'output' must index"),
         (_set("causal", "no"), None, "field 'causal' must be true or false"),
+        (
+            _set("causal", True),
+            None,
+            "field 'causal' is true, but layer 0 head 0 attends to a later position on input",
+        ),
         (_set("pad", 3), None, "field 'pad' must be null"),
         (None, lambda w: w.pop("layers.0.W_out"), "lacks layers.0.W_out"),
         (None, lambda w: w.__setitem__("extra", torch.zeros(1)), "holds extra"),
@@ -190,3 +195,31 @@ def test_weights_of_another_model_are_refused(saved, tmp_path):
 def test_a_missing_folder_is_one_line(tmp_path):
     with pytest.raises(RasplabError, match="does not exist"):
         load_model(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("compiled_causal", [True, False])
+def test_a_causal_flag_the_weights_cannot_contradict_loads_and_runs_the_same(
+    tmp_path, compiled_causal
+):
+    """``frac_prevs`` only looks back: both compiles have the same weights, so either flag
+    fits them, and a flipped one loads and decodes every input as the fresh compile does."""
+    fresh = compile_rasp_to_model(
+        lib.make_frac_prevs(rasp.tokens == "x"), {"x", "y"}, 3, causal=compiled_causal
+    )
+    save_model(fresh, tmp_path / "m")
+    flipped = edited(tmp_path / "m", tmp_path, _set("causal", not compiled_causal))
+    saved = load_model(flipped)
+    assert saved.causal is (not compiled_causal)
+    for xs in every_input({"x", "y"}, 3):
+        assert saved.apply(xs).decoded == fresh.apply(xs).decoded, xs
+
+
+def test_the_cli_refuses_a_flipped_causal_flag_in_one_line(saved, tmp_path, capsys):
+    from rasplab.cli import main
+
+    folder = edited(saved, tmp_path, _set("causal", True))
+    with pytest.raises(SystemExit) as done:
+        main(["run", "--model", str(folder), "--input", "1 2 1"])
+    out, err = capsys.readouterr()
+    assert done.value.code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "model.json field 'causal' is true" in err

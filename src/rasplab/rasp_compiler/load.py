@@ -5,7 +5,9 @@ compile's. Loading never unpickles anything; before any weight is used it refuse
 :class:`~rasplab.errors.RasplabError` line naming the field: a missing or foreign ``format``,
 a digest that does not match spec and weights (an edited field, or another model's weights),
 a field of the wrong type, a slot outside the residual stream, a weight that is missing,
-unexpected or of the wrong shape or dtype, and sizes that the weights contradict.
+unexpected or of the wrong shape or dtype, sizes that the weights contradict, and ``causal``
+true on weights whose heads attend to later positions (:mod:`~rasplab.rasp_compiler.lookahead`;
+``causal`` false on a causal model's weights cannot be told apart, and runs the same).
 
 >>> import os, tempfile
 >>> from rasplab.rasp import lib
@@ -31,6 +33,7 @@ from rasplab.compiler.modelspec import check_digest
 from rasplab.errors import RasplabError
 from rasplab.files import read_model_dir
 from rasplab.rasp_compiler.export import FORMAT, SPEC, WEIGHTS
+from rasplab.rasp_compiler.lookahead import first_lookahead
 from rasplab.rasp_compiler.model import RaspTransformer
 from rasplab.rasp_compiler.weights import Head, Layer, Slot, Weights
 from rasplab.rasp_compiler.wrapper import RaspModel
@@ -242,4 +245,21 @@ def load_model(folder: str | Path) -> SavedRasp:
                 f"says {key} {json.dumps(saved.get(key))}; the weights give "
                 f"{json.dumps(rebuilt.get(key))}",
             )
+    check_causal(spec, model, where)
     return model
+
+
+def check_causal(spec: dict, model: SavedRasp, where: str) -> None:
+    """A model saved as causal must have no head that attends to a later position."""
+    if not spec["causal"]:
+        return
+    found = first_lookahead(model.module, len(model.tokens), model.max_seq_len)
+    if found is not None:
+        layer, head, ids = found
+        shown = " ".join(str(model.bos if i == len(model.tokens) else model.tokens[i]) for i in ids)
+        raise _refuse(
+            where,
+            "causal",
+            f"is true, but layer {layer} head {head} attends to a later position on input "
+            f"{shown[:60]!r}: the weights are a non-causal compile's; compile the model again",
+        )
