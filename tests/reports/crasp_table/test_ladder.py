@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from rasplab.reports.crasp_table.ladder import ladder, scores_of, trend_text, trend_word
+from rasplab.reports.crasp_table.ladder import (
+    generalizing,
+    ladder,
+    scores_of,
+    trend_text,
+    trend_word,
+)
 from rasplab.reports.crasp_table.table import build_table
 from rasplab.reports.crasp_table.text import csv_text, markdown, records
 
 APE = {"model.pe": "ape"}
 REG = {"model.pe": "ape", "train.pe_penalty": 1e-3}
+NOPE = {"model.pe": "nope"}
 
 # tomita4: APE rises with the steps (longer bins 0.5 -> 0.6 -> 0.8, width x2 0.55);
 # APE+reg stays flat (0.4, 0.42); every run fitted 1-50
@@ -62,3 +69,25 @@ def test_the_table_gains_a_trend_column_per_encoding(hand_store):
     assert csv_text(table).splitlines()[0].endswith("APE_trend,NoPE_trend,APE+reg_trend")
     # without a ladder store the table has no trend column
     assert "trend" not in markdown(build_table(tasks=["tomita4"]))
+
+
+# d3 with NoPE: generalizes at x1 and x4 (every longer bin >= 90%), not at x2 (101-150 at
+# 60%); the w2 seed did not fit its training lengths, so w2 is not a generalizing rung
+# although its longer bins are high
+HELD = [
+    ("d3", "nope_x1", 0, NOPE, (1.0, 1.0, 0.95)),
+    ("d3", "nope_x2", 0, NOPE, (1.0, 1.0, 0.6)),
+    ("d3", "nope_x4", 0, NOPE, (1.0, 0.99, 1.0)),
+    ("d3", "nope_w2", 0, NOPE, (0.5, 1.0, 1.0)),
+]
+
+
+def test_the_trend_names_the_rungs_that_generalize(hand_store):
+    rungs = ladder(hand_store(HELD))[("d3", "NoPE")]
+    assert generalizing(rungs) == ("x1", "x4")
+    assert trend_word(scores_of(rungs)) == "flat"
+    table = build_table(tasks=["d3"], ladder_db=hand_store(HELD))
+    assert records(table)[0]["trend"]["NoPE"] == (
+        "flat (x1 97.5, x2 80.0, x4 99.5; w2 100.0; generalizes at x1, x4)"
+    )
+    assert '"generalizes at" names the rungs' in markdown(table)

@@ -13,11 +13,16 @@ fewer seeds, never different ones). The **trend** compares the step rungs: ``ris
 when the score at the largest step rung is at least :data:`TREND_MARGIN` above ``x1``'s,
 ``falling`` when at least that much below, ``flat`` otherwise; ``not measured`` without at
 least two step rungs. Rising is what under-training predicts; flat or falling at every budget
-tried is evidence against it (within the budgets tried, never proof).
+tried is evidence against it (within the budgets tried, never proof), unless the encoding
+already generalizes there: the trend's text also names the rungs at which it generalizes by
+the table's own rule (:func:`generalizing`), so that a ladder flat at 100% is not read as a
+ladder flat at failure.
 
 >>> rungs = {"x1": 0.52, "x2": 0.60, "x4": 0.71, "w2": 0.55}
 >>> trend_word(rungs), trend_text(rungs)
 ('rising', 'rising (x1 52.0, x2 60.0, x4 71.0; w2 55.0)')
+>>> trend_text({"x1": 1.0, "x2": 0.92, "x4": 1.0}, ("x1", "x4"))
+'flat (x1 100.0, x2 92.0, x4 100.0; generalizes at x1, x4)'
 """
 
 from __future__ import annotations
@@ -62,14 +67,23 @@ def trend_word(scores: dict[str, float]) -> str:
     return "falling" if delta <= -TREND_MARGIN else "flat"
 
 
-def trend_text(scores: dict[str, float]) -> str:
-    """The trend with the ladder's numbers (percent), e.g. ``flat (x1 80.0, x2 81.5, ...)``."""
+def trend_text(scores: dict[str, float], generalizes: tuple[str, ...] = ()) -> str:
+    """The trend with the ladder's numbers (percent), e.g. ``flat (x1 80.0, x2 81.5, ...)``,
+    and the rungs ``generalizes`` names (see :func:`generalizing`)."""
     word = trend_word(scores)
     if not scores:
         return word
-    steps = ", ".join(f"{r} {100 * scores[r]:.1f}" for r in STEP_RUNGS if r in scores)
-    width = "; ".join(f"{r} {100 * scores[r]:.1f}" for r in RUNGS[3:] if r in scores)
-    return f"{word} ({steps}{'; ' + width if width else ''})"
+    parts = [", ".join(f"{r} {100 * scores[r]:.1f}" for r in STEP_RUNGS if r in scores)]
+    parts += [f"{r} {100 * scores[r]:.1f}" for r in RUNGS[3:] if r in scores]
+    parts += [f"generalizes at {', '.join(generalizes)}"] if generalizes else []
+    return f"{word} ({'; '.join(p for p in parts if p)})"
+
+
+def generalizing(rungs: dict[str, Measurement]) -> tuple[str, ...]:
+    """The rungs at which the encoding generalizes by the table's rule
+    (:attr:`Measurement.status`: a seed fitted, and the fitted seeds' mean is at least the
+    threshold on every longer bin), in rung order."""
+    return tuple(r for r in RUNGS if r in rungs and rungs[r].status == "generalizes")
 
 
 def ladder(
@@ -111,6 +125,7 @@ __all__ = [
     "RUNGS",
     "STEP_RUNGS",
     "TREND_MARGIN",
+    "generalizing",
     "ladder",
     "rung_of",
     "score",

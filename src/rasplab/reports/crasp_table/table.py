@@ -47,7 +47,7 @@ from rasplab.files import (
     check_output_folder,
     make_output_folder,
 )
-from rasplab.reports.crasp_table.ladder import ladder, scores_of, trend_text
+from rasplab.reports.crasp_table.ladder import generalizing, ladder, scores_of, trend_text
 from rasplab.reports.crasp_table.measure import REGULARIZED, Measurement, check_threshold, measure
 
 ENCODING_NAMES = ("APE", "NoPE")
@@ -64,12 +64,13 @@ class TableRow:
     row: ExpressibilityRow
     measurements: dict = field(default_factory=dict)  # "APE" | "NoPE" | "APE+reg" -> Measurement
     encodings: tuple = ENCODING_NAMES  # the table's encoding columns
-    ladders: dict = field(default_factory=dict)  # encoding -> {rung: score} (budget ladder)
+    ladders: dict = field(default_factory=dict)  # encoding -> {rung: Measurement} (ladder)
 
     def trend(self, encoding: str) -> str:
         """The budget ladder's trend for ``encoding`` with its numbers
         (:mod:`rasplab.reports.crasp_table.ladder`), or ``not measured``."""
-        return trend_text(self.ladders.get(encoding, {}))
+        rungs = self.ladders.get(encoding, {})
+        return trend_text(scores_of(rungs), generalizing(rungs))
 
     def expected(self, encoding: str) -> bool | None:
         """Whether the prediction guarantees that ``encoding`` length-generalizes on this task:
@@ -163,7 +164,7 @@ def build_table(
     ladders: dict = {}
     if ladder_db is not None:
         names = [r.info.measured_task for r in expressibility if r.info.measured_task]
-        ladders = {k: scores_of(v) for k, v in ladder(ladder_db, names, threshold).items()}
+        ladders = ladder(ladder_db, names, threshold)
     regularized = any(e == REGULARIZED for _, e in (*measured, *ladders))
     encodings = WITH_REGULARIZED if regularized else ENCODING_NAMES
     table_rows = [

@@ -126,9 +126,11 @@ def definitions(table: CraspTable) -> list[str]:
         lines += [
             f"Trend (budget ladder `{table.ladder}`): per rung (x1, x2, x4: the grid's steps "
             "times 1, 2, 4; w2: twice the width at x1 steps) the mean over the seeds every rung "
-            "finished of the mean longer-bin accuracy; rising / falling when x4 (or the largest step rung "
-            "run) is at least 5 points above / below x1, flat otherwise; not measured without "
-            "two step rungs.",
+            "finished of the mean longer-bin accuracy; rising / falling when x4 (or the largest "
+            "step rung run) is at least 5 points above / below x1, flat otherwise; not measured "
+            'without two step rungs. "generalizes at" names the rungs at which the encoding '
+            f"generalizes: a seed fitted (>= {t} on every training-length bin) and the fitted "
+            f"seeds' mean is >= {t} on every longer bin.",
         ]
     if REGULARIZED in table.encodings:
         lines += [
