@@ -5,7 +5,8 @@ Reads a results store of ``configs/probes/fig1_ladder_cpu.yaml`` runs (variants 
 draws one panel per task, one line per encoding: the mean over the seeds every rung finished
 of the mean longer-bin accuracy at each step rung (the table's score), the width rung as an
 open square at x1, and every finished run as a small dot (its own longer-bin mean).
-Prints one JSON object per (task, encoding): the scores and the trend
+Prints one JSON object per (task, encoding): the scores, the trend and the rungs at which
+the encoding generalizes by the table's rule
 (:mod:`rasplab.reports.crasp_table.ladder`); ``--runs`` also prints a Markdown table of
 every finished run (rung, steps, width, seed, accuracy per test bin).
 
@@ -34,6 +35,7 @@ from rasplab.harness.store import ResultsStore  # noqa: E402
 from rasplab.reports.crasp_table.ladder import (  # noqa: E402
     RUNGS,
     STEP_RUNGS,
+    generalizing,
     ladder,
     rung_of,
     score,
@@ -151,7 +153,8 @@ def main() -> None:
     for (task, encoding), rungs in sorted(data.items()):
         scores = scores_of(rungs)
         print(json.dumps({"task": task, "encoding": encoding, "trend": trend_word(scores),
-                          "scores": scores, "seeds": {r: list(m.seeds) for r, m in rungs.items()}}))  # fmt: skip
+                          "scores": scores, "generalizes": list(generalizing(rungs)),
+                          "seeds": {r: list(m.seeds) for r, m in rungs.items()}}))  # fmt: skip
     if args.runs:
         print(runs_table(runs))
     print(f"wrote {args.out}", file=sys.stderr)
