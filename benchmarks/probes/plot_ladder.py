@@ -46,6 +46,7 @@ from rasplab.reports.crasp_table.measure import encoding_of, summarize_runs  # n
 
 MULTIPLIER = {"x1": 1, "x2": 2, "x4": 4, "w2": 1}
 ENCODING_ORDER = ("APE", "APE+reg", "NoPE")
+PANELS_PER_ROW = 4
 
 
 def finished_runs(db: str) -> list[dict]:
@@ -76,12 +77,22 @@ def finished_runs(db: str) -> list[dict]:
     return out
 
 
+def held(rungs: dict) -> str:
+    """``"; generalizes at x1, x4"`` for the legend, or ``""``."""
+    rungs_held = generalizing(rungs)
+    return f"; generalizes at {', '.join(rungs_held)}" if rungs_held else ""
+
+
 def draw(data: dict, runs: list[dict], out: str) -> None:
     """One panel per task: the scores per encoding (lines), width rung (squares), runs (dots)."""
     tasks = sorted({task for (task, _), rungs in data.items() if scores_of(rungs)})
-    fig, axes = plt.subplots(1, len(tasks), figsize=(3.1 * len(tasks) + 0.6, 3.6), squeeze=False)
+    cols = min(len(tasks), PANELS_PER_ROW)
+    rows = math.ceil(len(tasks) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.1 * cols + 0.6, 3.6 * rows), squeeze=False)
     colors = dict(zip(ENCODING_ORDER, ("tab:blue", "tab:orange", "tab:green"), strict=True))
-    for ax, task in zip(axes[0], tasks, strict=True):
+    for ax in axes.flat[len(tasks) :]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat, tasks, strict=False):
         for encoding in ENCODING_ORDER:
             if not scores_of(data.get((task, encoding), {})):
                 continue
@@ -92,7 +103,7 @@ def draw(data: dict, runs: list[dict], out: str) -> None:
                 [100 * scores[r] for r in steps],
                 "o-",
                 color=color,
-                label=f"{encoding} ({trend_word(scores)})",
+                label=f"{encoding} ({trend_word(scores)}{held(data[(task, encoding)])})",
             )
             if "w2" in scores:
                 ax.plot([1], [100 * scores["w2"]], "s", color=color, mfc="none", ms=9)
@@ -108,10 +119,12 @@ def draw(data: dict, runs: list[dict], out: str) -> None:
         ax.set_xlabel("steps x grid; square: width x2; dots: runs", fontsize=7)
         ax.set_xscale("log", base=2)
         ax.set_xticks([1, 2, 4], ["x1", "x2", "x4"])
+        ax.set_xlim(0.8, 5.0)
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
-    axes[0][0].set_ylabel("longer bins, mean accuracy (%)")
+    for row in axes:
+        row[0].set_ylabel("longer bins, mean accuracy (%)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
