@@ -35,6 +35,7 @@ from rasplab.harness.store import ResultsStore  # noqa: E402
 from rasplab.reports.crasp_table.ladder import (  # noqa: E402
     RUNGS,
     STEP_RUNGS,
+    generalizes_text,
     generalizing,
     ladder,
     rung_of,
@@ -77,12 +78,6 @@ def finished_runs(db: str) -> list[dict]:
     return out
 
 
-def held(rungs: dict) -> str:
-    """``"; generalizes at x1, x4"`` for the legend, or ``""``."""
-    rungs_held = generalizing(rungs)
-    return f"; generalizes at {', '.join(rungs_held)}" if rungs_held else ""
-
-
 def draw(data: dict, runs: list[dict], out: str) -> None:
     """One panel per task: the scores per encoding (lines), width rung (squares), runs (dots)."""
     tasks = sorted({task for (task, _), rungs in data.items() if scores_of(rungs)})
@@ -97,13 +92,14 @@ def draw(data: dict, runs: list[dict], out: str) -> None:
             if not scores_of(data.get((task, encoding), {})):
                 continue
             scores, color = scores_of(data[(task, encoding)]), colors[encoding]
+            held = generalizes_text(generalizing(data[(task, encoding)]))
             steps = [r for r in STEP_RUNGS if r in scores]
             ax.plot(
                 [MULTIPLIER[r] for r in steps],
                 [100 * scores[r] for r in steps],
                 "o-",
                 color=color,
-                label=f"{encoding} ({trend_word(scores)}{held(data[(task, encoding)])})",
+                label=f"{encoding} ({'; '.join(filter(None, (trend_word(scores), held)))})",
             )
             if "w2" in scores:
                 ax.plot([1], [100 * scores["w2"]], "s", color=color, mfc="none", ms=9)

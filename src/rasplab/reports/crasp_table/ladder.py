@@ -75,8 +75,13 @@ def trend_text(scores: dict[str, float], generalizes: tuple[str, ...] = ()) -> s
         return word
     parts = [", ".join(f"{r} {100 * scores[r]:.1f}" for r in STEP_RUNGS if r in scores)]
     parts += [f"{r} {100 * scores[r]:.1f}" for r in RUNGS[3:] if r in scores]
-    parts += [f"generalizes at {', '.join(generalizes)}"] if generalizes else []
+    parts += [generalizes_text(generalizes)]
     return f"{word} ({'; '.join(p for p in parts if p)})"
+
+
+def generalizes_text(rungs: tuple[str, ...]) -> str:
+    """``generalizes at x1, x4`` for the rungs :func:`generalizing` names, or ``""``."""
+    return f"generalizes at {', '.join(rungs)}" if rungs else ""
 
 
 def generalizing(rungs: dict[str, Measurement]) -> tuple[str, ...]:
@@ -125,6 +130,7 @@ __all__ = [
     "RUNGS",
     "STEP_RUNGS",
     "TREND_MARGIN",
+    "generalizes_text",
     "generalizing",
     "ladder",
     "rung_of",
